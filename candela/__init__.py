@@ -1,0 +1,49 @@
+"""candela: an exact tensor-layout library.
+
+A `Layout` says how a tensor's logical shape maps onto a flat buffer: shape,
+stride, the `adj_stride` iteration trick, offset and len. Views, slices,
+transposes, axis permutations and broadcasts are new layouts over the same
+buffer. A `Tensor` pairs a NumPy buffer with a layout so layouts address real
+values. candela depends on NumPy alone.
+
+>>> from candela import Layout, s
+>>> Layout((3, 4)).transpose().slice(s[1:, ::-1])
+Layout(shape=(3, 3), stride=(1, -4), adj_stride=(9, -4), offset=9, len=9)
+"""
+
+from .errors import (
+    AxesOutOfBounds,
+    CannotBroadcast,
+    IndexOutOfBounds,
+    InvalidShape,
+    InvalidViewShape,
+    NonContiguousView,
+    NotEnoughAxes,
+    OpError,
+    SliceOutOfBounds,
+    ZeroRankShape,
+)
+from .layout import Layout, Step
+from .slicing import SliceRange, format_ranges, s
+from .tensor import Tensor
+
+__all__ = [
+    "Layout",
+    "Tensor",
+    "Step",
+    "SliceRange",
+    "s",
+    "format_ranges",
+    "OpError",
+    "ZeroRankShape",
+    "InvalidShape",
+    "InvalidViewShape",
+    "NonContiguousView",
+    "CannotBroadcast",
+    "NotEnoughAxes",
+    "AxesOutOfBounds",
+    "SliceOutOfBounds",
+    "IndexOutOfBounds",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,290 @@
+"""`Tensor`: a flat NumPy buffer and a `Layout` that addresses it.
+
+Every layout derivation returns a Tensor over the same buffer (zero-copy);
+`as_contiguous` is the one operation that copies. `Tensor.from_numpy` wraps a
+NumPy array without copying: byte strides become element strides, and the
+buffer is the memory of the array that owns it, so the offset is where the
+view starts in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Optional
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from . import tuples as T
+from .errors import IndexOutOfBounds, InvalidShape, InvalidViewShape, ZeroRankShape
+from .layout import Layout, Step
+from .slicing import RangesLike
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """A strided tensor: ``buffer[layout.flat_index(i)]`` is element ``i``.
+
+    >>> t = Tensor.arange((2, 3))
+    >>> t.tolist(), t.transpose().tolist()
+    ([[0, 1, 2], [3, 4, 5]], [[0, 3], [1, 4], [2, 5]])
+    >>> t.transpose().buffer is t.buffer
+    True
+    """
+
+    __slots__ = ("_buffer", "_layout")
+
+    def __init__(self, buffer: np.ndarray, layout: Layout) -> None:
+        buf = np.asarray(buffer)
+        if buf.ndim != 1:
+            raise InvalidShape(f"a buffer is flat (1-D), got {buf.ndim}-D", buffer_ndim=buf.ndim)
+        if layout.len:
+            lo, hi = T.position_bounds(layout.shape, layout.stride, layout.offset)
+            if lo < 0 or hi >= buf.shape[0]:
+                raise InvalidShape(
+                    f"layout {layout} reaches positions {lo}..{hi} but the buffer has "
+                    f"{buf.shape[0]} elements",
+                    layout=layout,
+                    buffer_len=buf.shape[0],
+                )
+        self._buffer = buf
+        self._layout = layout
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def from_slice(cls, data: Any, shape: T.ShapeLike) -> "Tensor":
+        """A contiguous tensor of `shape` over `data` (copied into a new flat buffer).
+
+        >>> Tensor.from_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3))[1, 0]
+        4.0
+        """
+        layout = Layout(shape)
+        buf = np.array(data).reshape(-1)
+        if buf.shape[0] != layout.len:
+            raise InvalidViewShape(
+                f"cannot lay {buf.shape[0]} values out as shape {layout.shape} "
+                f"({layout.len} elements)",
+                shape=layout.shape,
+                elements=buf.shape[0],
+            )
+        return cls(buf, layout)
+
+    @classmethod
+    def arange(cls, shape: T.ShapeLike) -> "Tensor":
+        """Values ``0..n-1`` laid out contiguously: each value is its buffer position.
+
+        >>> Tensor.arange((2, 2)).transpose().tolist()
+        [[0, 2], [1, 3]]
+        """
+        layout = Layout(shape)
+        return cls(np.arange(layout.len, dtype=np.int64), layout)
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> "Tensor":
+        """Wrap a NumPy array without copying.
+
+        The buffer is the owning array's memory (found through ``.base``) and
+        the offset is where `array` starts in it; strides are counted in
+        elements, negative ones keep their sign. Where no flat owner of the
+        same dtype exists, the buffer is the smallest span covering the view.
+        Only strides that are not whole elements (a field of a structured
+        array) force a copy.
+
+        >>> a = np.arange(12).reshape(3, 4)
+        >>> t = Tensor.from_numpy(a.T[::2])
+        >>> t.shape, t.stride, t.offset, np.shares_memory(t.buffer, a)
+        ((2, 3), (2, 4), 0, True)
+        >>> Tensor.from_numpy(a[::-1, 1:]).offset
+        9
+        """
+        arr = np.asarray(array)
+        if arr.ndim == 0:
+            raise ZeroRankShape("cannot wrap a 0-d array: a layout has rank >= 1", shape=())
+        item = arr.itemsize
+        if item == 0 or any(st % item for st in arr.strides):
+            packed = np.ascontiguousarray(arr)
+            return cls(packed.reshape(-1), Layout(arr.shape))
+        stride = tuple(st // item for st in arr.strides)
+        if arr.size == 0:
+            return cls(arr.reshape(-1)[:0], Layout.from_strided(arr.shape, T.contiguous_strides(arr.shape)))
+        buffer = _owner_buffer(arr)
+        if buffer is None:
+            buffer = _span_buffer(arr, stride)
+        start = (_address(arr) - _address(buffer)) // item
+        return cls(buffer, Layout.from_strided(arr.shape, stride, start))
+
+    # -- the pair ---------------------------------------------------------------
+
+    @property
+    def layout(self) -> Layout:
+        """The layout that addresses the buffer."""
+        return self._layout
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The flat 1-D buffer, shared with every tensor derived from this one."""
+        return self._buffer
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The buffer's element type."""
+        return self._buffer.dtype
+
+    def _with(self, layout: Layout) -> "Tensor":
+        return Tensor(self._buffer, layout)
+
+    # -- forwarded accessors and flags (the seed's Dimension trait) ----------
+
+    shape = property(lambda self: self._layout.shape, doc="The size of each axis.")
+    stride = property(lambda self: self._layout.stride, doc="Per-axis stride in elements.")
+    adj_stride = property(lambda self: self._layout.adj_stride, doc="The adj_stride of the layout.")
+    offset = property(lambda self: self._layout.offset, doc="Buffer position of the first element.")
+    len = property(lambda self: self._layout.len, doc="The number of elements.")
+    rank = property(lambda self: self._layout.rank, doc="The number of axes.")
+    dims = property(lambda self: self._layout.dims, doc="The shape.")
+    elem_count = property(lambda self: self._layout.elem_count, doc="The number of elements.")
+
+    def __len__(self) -> int:
+        return self._layout.len
+
+    def is_empty(self) -> bool:
+        return self._layout.is_empty()
+
+    def is_contiguous(self) -> bool:
+        return self._layout.is_contiguous()
+
+    def is_contiguous_at_axis(self, axis: int) -> bool:
+        return self._layout.is_contiguous_at_axis(axis)
+
+    def is_transposed(self) -> bool:
+        return self._layout.is_transposed()
+
+    def is_transposed_at_axis(self, axis: int) -> bool:
+        return self._layout.is_transposed_at_axis(axis)
+
+    def is_last_axes_transposed(self) -> bool:
+        return self._layout.is_last_axes_transposed()
+
+    def flat_index(self, index: Sequence[int]) -> int:
+        return self._layout.flat_index(index)
+
+    def strided_indices(self) -> Iterator[int]:
+        return self._layout.strided_indices()
+
+    def positions(self) -> np.ndarray:
+        return self._layout.positions()
+
+    def walk(self) -> Iterator[Step]:
+        return self._layout.walk()
+
+    def shape_as_3d(self) -> tuple[int, int, int]:
+        return self._layout.shape_as_3d()
+
+    # -- zero-copy derivations over the same buffer -------------------------
+
+    def view(self, shape: T.ShapeLike) -> "Tensor":
+        return self._with(self._layout.view(shape))
+
+    def slice(self, ranges: RangesLike) -> "Tensor":
+        return self._with(self._layout.slice(ranges))
+
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        return self._with(self._layout.narrow(dim, start, length))
+
+    def transpose(self, dim0: Optional[int] = None, dim1: Optional[int] = None) -> "Tensor":
+        return self._with(self._layout.transpose(dim0, dim1))
+
+    def transpose_axes(self, axes: Sequence[int]) -> "Tensor":
+        return self._with(self._layout.transpose_axes(axes))
+
+    def broadcast(self, shape: T.ShapeLike) -> "Tensor":
+        return self._with(self._layout.broadcast(shape))
+
+    def rotate_axis_innermost(self, axis: int) -> "Tensor":
+        return self._with(self._layout.rotate_axis_innermost(axis))
+
+    # -- copies and conversions ---------------------------------------------
+
+    def as_contiguous(self) -> "Tensor":
+        """A packed row-major copy in a new buffer (the seed's ``AsContiguous``).
+
+        >>> t = Tensor.arange((2, 3)).transpose().as_contiguous()
+        >>> t.buffer.tolist(), t.is_contiguous()
+        ([0, 3, 1, 4, 2, 5], True)
+        """
+        return Tensor(self._buffer[self._layout.positions()], Layout(self._layout.shape))
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy view of the same buffer with this layout (read-only where broadcast).
+
+        >>> from candela import s
+        >>> Tensor.arange((2, 3)).slice(s[:, ::-1]).to_numpy()
+        array([[2, 1, 0],
+               [5, 4, 3]])
+        """
+        layout = self._layout
+        item = self._buffer.itemsize
+        start = self._buffer[layout.offset :] if layout.len else self._buffer[:0]
+        broadcast = any(st == 0 and n > 1 for n, st in zip(layout.shape, layout.stride))
+        return as_strided(
+            start,
+            shape=layout.shape,
+            strides=tuple(st * item for st in layout.stride),
+            writeable=not broadcast and self._buffer.flags.writeable,
+        )
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self) -> list:
+        """The elements as nested Python lists, in logical order."""
+        return self.to_numpy().tolist()
+
+    def __getitem__(self, index: Any) -> Any:
+        """One element as a Python scalar: ``t[i, j]`` (``t[i]`` for rank 1)."""
+        idx = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, slice) for i in idx):
+            raise IndexOutOfBounds(
+                f"t[{index!r}] selects one element; use .slice(s[...]) for a range", index=idx
+            )
+        return self._buffer[self._layout.flat_index(idx)].item()
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.tolist()!r}, layout={self._layout!r})"
+
+    def __str__(self) -> str:
+        return f"Tensor {self._layout} over {self._buffer.shape[0]} buffer elements"
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _owner_buffer(arr: np.ndarray) -> Optional[np.ndarray]:
+    """The flat memory of the array that owns `arr`'s data, if it is one flat block."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype != arr.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return None
+    if root.ndim and any(st < 0 for st in root.strides):
+        return None
+    flat = as_strided(root, shape=(root.size,), strides=(root.itemsize,), writeable=root.flags.writeable)
+    lo, hi = T.position_bounds(arr.shape, [s // arr.itemsize for s in arr.strides], 0)
+    begin = (_address(arr) - _address(flat)) // arr.itemsize
+    if begin + lo < 0 or begin + hi >= root.size:
+        return None
+    return flat
+
+
+def _span_buffer(arr: np.ndarray, stride: tuple[int, ...]) -> np.ndarray:
+    """The smallest flat span of memory that covers every element of `arr`."""
+    lo, hi = T.position_bounds(arr.shape, stride, 0)
+    # The element at the lowest address: the last index on every backward axis.
+    corner = tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for n, st in zip(arr.shape, stride))
+    return as_strided(
+        arr[corner], shape=(hi - lo + 1,), strides=(arr.itemsize,), writeable=arr.flags.writeable
+    )

@@ -1,0 +1,190 @@
+"""Pure integer-tuple maths behind a layout.
+
+Small functions over tuples of ints, apart from the `Layout` class so each can
+be read, tested and reused on its own. Each carries a one-line statement of
+what it computes. None of them validates its input: `check_*` functions do
+that, and raise the errors of `candela.errors`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Union
+
+from .errors import AxesOutOfBounds, InvalidShape, ZeroRankShape
+
+Shape = tuple[int, ...]
+ShapeLike = Union[int, Sequence[int]]
+
+
+def prod(values: Sequence[int]) -> int:
+    """Product of the values; 1 for none.
+
+    >>> prod((3, 4, 2)), prod(())
+    (24, 1)
+    """
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def contiguous_strides(shape: Sequence[int]) -> Shape:
+    """Row-major strides: exclusive suffix product of the sizes, a size 0 counted as 1.
+
+    >>> contiguous_strides((3, 4, 2))
+    (8, 2, 1)
+    >>> contiguous_strides((3, 0, 2))
+    (2, 2, 1)
+    """
+    strides = [1] * len(shape)
+    running = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = running
+        running *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def adj_strides(shape: Sequence[int], stride: Sequence[int]) -> Shape:
+    """Per axis d: ``stride[d] - sum(stride[k] * (shape[k] - 1) for k > d)``.
+
+    The delta the running buffer position takes when axis d is the innermost
+    axis that steps: undo the walk through every inner axis, then step d.
+
+    >>> adj_strides((3, 4), (4, 1))
+    (1, 1)
+    >>> adj_strides((4, 3), (1, 4))
+    (-7, 4)
+    """
+    adj = [0] * len(shape)
+    inner_walk = 0  # sum of stride[k] * (shape[k] - 1) over the axes inside d
+    for d in range(len(shape) - 1, -1, -1):
+        adj[d] = stride[d] - inner_walk
+        inner_walk += stride[d] * (shape[d] - 1)
+    return tuple(adj)
+
+
+def position_bounds(shape: Sequence[int], stride: Sequence[int], offset: int) -> tuple[int, int]:
+    """Lowest and highest buffer position the layout reaches (of a non-empty layout).
+
+    >>> position_bounds((3, 4), (1, -3), 9)
+    (0, 11)
+    """
+    lo = hi = offset
+    for n, st in zip(shape, stride):
+        reach = st * (n - 1)
+        if reach < 0:
+            lo += reach
+        else:
+            hi += reach
+    return lo, hi
+
+
+def coalesce(shape: Sequence[int], stride: Sequence[int]) -> tuple[Shape, Shape]:
+    """The fewest axes that walk the same positions in the same order.
+
+    Axes of size 1 never step and are dropped; an axis whose stride is the
+    inner axis's stride times its size continues that axis and is merged.
+    (Used for speed only: the walk is unchanged.)
+
+    >>> coalesce((2, 1, 3, 4), (12, 99, 4, 1))
+    ((24,), (1,))
+    >>> coalesce((3, 4), (1, 3))
+    ((3, 4), (1, 3))
+    """
+    out_shape: list[int] = []
+    out_stride: list[int] = []
+    for n, st in zip(shape, stride):
+        if n == 1:
+            continue
+        if out_shape and out_stride[-1] == st * n:
+            out_shape[-1] *= n
+            out_stride[-1] = st
+        else:
+            out_shape.append(n)
+            out_stride.append(st)
+    if not out_shape:
+        return (1,), (1,)
+    return tuple(out_shape), tuple(out_stride)
+
+
+def as_int(value: object, what: str) -> int:
+    """`value` as a Python int; bools, floats and strings are refused by name."""
+    if isinstance(value, bool):
+        raise InvalidShape(f"{what} must be an integer, got the bool {value!r}", value=value)
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidShape(
+            f"{what} must be an integer, got {value!r} ({type(value).__name__})", value=value
+        ) from None
+
+
+def check_shape(shape: object) -> Shape:
+    """A shape as a tuple of non-negative ints, rank >= 1; a single int is rank 1.
+
+    >>> check_shape([3, 4]), check_shape(5)
+    ((3, 4), (5,))
+    """
+    if isinstance(shape, (str, bytes)):
+        raise InvalidShape(f"shape must be a sequence of integers, got {shape!r}", shape=shape)
+    if not isinstance(shape, Sequence) and not hasattr(shape, "__iter__"):
+        return (check_size(shape, "shape"),)
+    values = tuple(shape)  # type: ignore[arg-type]
+    if not values:
+        raise ZeroRankShape("a shape needs at least one axis, got ()", shape=values)
+    return tuple(check_size(v, f"size of axis {d} in shape {values!r}") for d, v in enumerate(values))
+
+
+def check_size(value: object, what: str) -> int:
+    """One axis size: a non-negative int."""
+    size = as_int(value, what)
+    if size < 0:
+        raise InvalidShape(f"{what} is negative: {size}", value=size)
+    return size
+
+
+def check_stride(stride: object, shape: Shape) -> Shape:
+    """A stride of the same rank as `shape` (any sign, zero allowed)."""
+    if isinstance(stride, (str, bytes)):
+        raise InvalidShape(f"stride must be a sequence of integers, got {stride!r}", stride=stride)
+    if not isinstance(stride, Sequence) and not hasattr(stride, "__iter__"):
+        stride = (stride,)
+    values = tuple(stride)  # type: ignore[arg-type]
+    if len(values) != len(shape):
+        raise InvalidShape(
+            f"stride {values!r} has {len(values)} entries but shape {shape!r} has {len(shape)} axes",
+            stride=values,
+            shape=shape,
+        )
+    return tuple(as_int(v, f"stride of axis {d} in {values!r}") for d, v in enumerate(values))
+
+
+def check_offset(offset: object) -> int:
+    """An offset: a non-negative int."""
+    value = as_int(offset, "offset")
+    if value < 0:
+        raise InvalidShape(f"offset must be >= 0, got {value}", offset=value)
+    return value
+
+
+def canonical_axis(axis: object, rank: int, what: str = "axis") -> int:
+    """`axis` in ``0..rank-1``, a negative one counted from the end (as NumPy does).
+
+    >>> canonical_axis(-1, 3)
+    2
+    """
+    if isinstance(axis, bool):
+        raise AxesOutOfBounds(f"{what} must be an integer, got {axis!r}", axis=axis, rank=rank)
+    try:
+        a = operator.index(axis)  # type: ignore[arg-type]
+    except TypeError:
+        raise AxesOutOfBounds(f"{what} must be an integer, got {axis!r}", axis=axis, rank=rank) from None
+    if not -rank <= a < rank:
+        raise AxesOutOfBounds(
+            f"{what} {a} is out of range for rank {rank} (valid: {-rank}..{rank - 1})",
+            axis=a,
+            rank=rank,
+        )
+    return a + rank if a < 0 else a

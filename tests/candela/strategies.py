@@ -1,0 +1,128 @@
+"""Hypothesis strategies: random layouts and random operations on them."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from candela import Layout
+
+MAX_ELEMENTS = 240
+
+
+@st.composite
+def shapes(draw, min_rank=1, max_rank=5, max_size=4):
+    rank = draw(st.integers(min_rank, max_rank))
+    sizes = []
+    for _ in range(rank):
+        sizes.append(draw(st.integers(0, max_size)))
+    # keep the brute-force walks cheap
+    total = 1
+    for i, n in enumerate(sizes):
+        if total * max(n, 1) > MAX_ELEMENTS:
+            sizes[i] = 1
+        total *= max(sizes[i], 1)
+    return tuple(sizes)
+
+
+@st.composite
+def layouts(draw):
+    """Contiguous, or any strides (negative and zero) with the offset that keeps positions >= 0."""
+    shape = draw(shapes())
+    if draw(st.booleans()):
+        layout = Layout(shape)
+        return layout.with_offset(draw(st.integers(0, 3)))
+    stride = tuple(draw(st.integers(-6, 6)) for _ in shape)
+    low = sum(min(s * (n - 1), 0) for n, s in zip(shape, stride)) if all(shape) else 0
+    return Layout.from_strided(shape, stride, -low + draw(st.integers(0, 3)))
+
+
+bound = st.one_of(st.none(), st.integers(-6, 6))
+
+
+@st.composite
+def slice_keys(draw, shape):
+    rank = len(shape)
+    keys = []
+    for _ in range(draw(st.integers(0, rank + 1))):
+        if draw(st.integers(0, 4)) == 0:
+            keys.append(draw(st.integers(-5, 5)))
+        elif draw(st.booleans()):
+            step = draw(st.one_of(st.none(), st.integers(-3, 3)))
+            keys.append(slice(draw(bound), draw(bound), step))
+        else:  # bounds inside the axis, in the step's direction
+            n = max(shape[len(keys)] if len(keys) < len(shape) else 1, 1)
+            a, b = sorted(draw(st.lists(st.integers(0, n), min_size=2, max_size=2)))
+            step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
+            keys.append(slice(a, b, step) if (step or 1) > 0 else slice(min(b, n - 1), a - 1 if a else None, step))
+    return tuple(keys)
+
+
+@st.composite
+def broadcast_targets(draw, shape):
+    """Mostly valid targets (prepend axes, grow size-1 axes), sometimes not."""
+    target = list(shape)
+    for i, n in enumerate(target):
+        if n == 1 and draw(st.booleans()):
+            target[i] = draw(st.integers(0, 3))
+        elif draw(st.integers(0, 9)) == 0:
+            target[i] = draw(st.integers(0, 4))
+    lead = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))]
+    if draw(st.integers(0, 9)) == 0 and target:
+        target = target[1:]  # fewer axes than the source
+    out = tuple(lead + target)
+    total = 1
+    for n in out:
+        total *= max(n, 1)
+    return out if out and total <= 4 * 240 else tuple(shape)
+
+
+KINDS = ["view", "slice", "narrow", "transpose", "transpose2", "transpose_axes", "broadcast", "rotate"]
+
+
+@st.composite
+def operations(draw, layout: Layout, kind=None):
+    """One operation as ``(name, args)`` for a layout, valid or not; `kind` picks one."""
+    rank = layout.rank
+    axis = st.integers(-rank - 1, rank)
+    name = kind or draw(st.sampled_from(KINDS))
+    if name == "view":
+        if draw(st.booleans()):
+            shape = draw(shapes(max_rank=4))
+        else:  # a factorisation of the same count, so the count check passes
+            n = layout.len
+            shape = tuple(draw(st.permutations([d for d in _factors(n)]))) if n > 1 else (n,)
+        return "view", (shape,)
+    if name == "slice":
+        return "slice", (draw(slice_keys(layout.shape)),)
+    if name == "narrow":
+        if draw(st.integers(0, 3)) and max(layout.shape) > 0:
+            dim = draw(st.sampled_from([d for d in range(rank) if layout.shape[d] > 0]))
+            n = layout.shape[dim]
+            start = draw(st.integers(-n, n - 1))
+            room = n - (start % n)
+            return "narrow", (dim - rank * draw(st.booleans()), start, draw(st.integers(1, room)))
+        return "narrow", (draw(axis), draw(st.integers(-3, 4)), draw(st.integers(0, 4)))
+    if name == "transpose":
+        return "transpose", ()
+    if name == "transpose2":
+        return "transpose", (draw(axis), draw(axis))
+    if name == "transpose_axes":
+        if draw(st.integers(0, 4)):
+            perm = tuple(draw(st.permutations(range(rank))))
+            perm = tuple(p - rank if draw(st.booleans()) else p for p in perm)
+        else:
+            perm = tuple(draw(st.lists(axis, min_size=max(rank - 1, 0), max_size=rank + 1)))
+        return "transpose_axes", (perm,)
+    if name == "broadcast":
+        return "broadcast", (draw(broadcast_targets(layout.shape)),)
+    return "rotate_axis_innermost", (draw(axis),)
+
+
+def _factors(n: int) -> list[int]:
+    out, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out

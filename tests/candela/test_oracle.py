@@ -1,0 +1,241 @@
+"""Laws: every layout and every chain of operations agrees with NumPy.
+
+Random layouts (any rank up to 5, sizes 0 to 4, negative and zero strides,
+offsets) go through random chains of operations applied both to candela and
+to NumPy (the same layout as a strided view of ``np.arange``). After every
+step: shape, strides, offset, the positions from all three traversal
+methods, and every flag must match NumPy or a brute-force walk; an operation
+the contract rejects must raise the right error class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from candela import (
+    AxesOutOfBounds,
+    CannotBroadcast,
+    InvalidViewShape,
+    Layout,
+    NonContiguousView,
+    NotEnoughAxes,
+    OpError,
+    SliceOutOfBounds,
+    s,
+)
+
+from .oracle import (
+    as_numpy,
+    brute_contiguous,
+    brute_transposed_at,
+    naive_walk,
+    numpy_fields,
+    stepped_axis,
+)
+from .strategies import KINDS, layouts, operations
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def assert_matches_numpy(layout: Layout, base: np.ndarray, view: np.ndarray) -> None:
+    """The layout describes exactly the NumPy view `view` of `base`."""
+    shape, strides, offset = numpy_fields(base, view)
+    assert layout.shape == shape
+    assert layout.len == view.size == len(layout)
+    expected = view.ravel().tolist()  # values are buffer positions
+    assert layout.positions().tolist() == expected
+    if layout.len:
+        assert layout.offset == offset
+        # a size-1 axis never steps, so its stride is free (NumPy itself varies)
+        for n, mine, theirs in zip(layout.shape, layout.stride, strides):
+            if n > 1:
+                assert mine == theirs, (layout, strides)
+
+
+def assert_laws(layout: Layout) -> None:
+    """Traversals, adj_stride and flags agree with the naive walk."""
+    walk = naive_walk(layout.shape, layout.stride, layout.offset)
+    positions = [p for _, p in walk]
+    assert layout.positions().dtype == np.int64
+    assert layout.positions().tolist() == positions
+    assert list(layout.strided_indices()) == positions
+    steps = list(layout.walk())
+    assert [st.index for st in steps] == [i for i, _ in walk]
+    assert [st.position for st in steps] == positions
+    for (prev, prev_pos), (cur, cur_pos), step in zip(walk, walk[1:], steps[1:]):
+        axis = stepped_axis(prev, cur)
+        assert step.axis == axis
+        assert step.delta == cur_pos - prev_pos == layout.adj_stride[axis]
+    if steps:
+        assert steps[0].axis is None and steps[0].delta == 0
+    # flags against brute force
+    assert layout.is_contiguous() == brute_contiguous(layout.shape, layout.stride, layout.offset)
+    for axis in range(-layout.rank, layout.rank):
+        a = axis % layout.rank
+        expected = layout.len == 0 or brute_contiguous(layout.shape[a:], layout.stride[a:])
+        assert layout.is_contiguous_at_axis(axis) == expected
+        assert layout.is_transposed_at_axis(axis) == brute_transposed_at(layout, a)
+    assert layout.is_transposed() == any(brute_transposed_at(layout, a) for a in range(layout.rank))
+    for out in (layout.rank, layout.rank + 3, -layout.rank - 1):
+        assert not layout.is_contiguous_at_axis(out)
+        assert not layout.is_transposed_at_axis(out)
+    for i, (idx, pos) in enumerate(walk[:: max(1, len(walk) // 7)]):
+        assert layout.flat_index(idx) == pos
+
+
+def norm(axis: int, rank: int):
+    return axis + rank if -rank <= axis < 0 else axis
+
+
+def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray):
+    """The NumPy result of an op, or the candela error class the contract demands."""
+    rank = layout.rank
+    in_range = lambda a: -rank <= a < rank  # noqa: E731
+    if name == "view":
+        (shape,) = args
+        if int(np.prod(shape)) != layout.len:
+            return InvalidViewShape
+        if not brute_contiguous(layout.shape, layout.stride, layout.offset):
+            return NonContiguousView
+        return view.reshape(shape)
+    if name == "slice":
+        (keys,) = args
+        if len(keys) > rank:
+            return AxesOutOfBounds
+        py = []
+        for key, n in zip(keys, layout.shape):
+            if isinstance(key, int):
+                if not -n <= key < n:
+                    return SliceOutOfBounds
+                k = key % n
+                py.append(slice(k, k + 1))
+                continue
+            start, stop, step = key.start, key.stop, key.step or 1
+            if key.step == 0:
+                return SliceOutOfBounds
+            if start is None and stop is None:
+                py.append(key)
+                continue
+            names_element = lambda i: -n <= i < n  # noqa: E731
+            if start is not None and not names_element(start):
+                return SliceOutOfBounds
+            if stop is not None and not (-n <= stop <= n if step > 0 else names_element(stop)):
+                return SliceOutOfBounds
+            if len(range(n)[key]) == 0:
+                return SliceOutOfBounds
+            py.append(key)
+        return view[tuple(py)]
+    if name == "narrow":
+        dim, start, length = args
+        if not in_range(dim):
+            return AxesOutOfBounds
+        n = layout.shape[dim]
+        begin = start + n if start < 0 else start
+        if not (0 <= begin < n and length >= 1 and begin + length <= n):
+            return SliceOutOfBounds
+        return view[(slice(None),) * norm(dim, rank) + (slice(begin, begin + length),)]
+    if name == "transpose":
+        if not args:
+            return view.T
+        if not all(in_range(a) for a in args):
+            return AxesOutOfBounds
+        return np.swapaxes(view, *args)
+    if name == "transpose_axes":
+        (axes,) = args
+        if len(axes) != rank:
+            return NotEnoughAxes
+        if not all(in_range(a) for a in axes) or len({norm(a, rank) for a in axes}) != rank:
+            return AxesOutOfBounds
+        return np.transpose(view, axes)
+    if name == "broadcast":
+        (shape,) = args
+        try:
+            return np.broadcast_to(view, shape)
+        except ValueError:
+            return CannotBroadcast
+    if name == "rotate_axis_innermost":
+        (axis,) = args
+        if not in_range(axis):
+            return AxesOutOfBounds
+        return np.transpose(view, np.roll(np.arange(rank), -(norm(axis, rank) + 1)))
+    raise AssertionError(name)
+
+
+def call(layout: Layout, name: str, args: tuple) -> Layout:
+    if name == "slice":
+        return layout.slice(s[args[0]] if args[0] else ())
+    return getattr(layout, name)(*args)
+
+
+@SETTINGS
+@given(layouts())
+def test_every_layout_matches_numpy_and_brute_force(layout):
+    base, view = as_numpy(layout)
+    assert_matches_numpy(layout, base, view)
+    assert_laws(layout)
+
+
+def check_operation(layout: Layout, base: np.ndarray, view: np.ndarray, name: str, args: tuple):
+    """Apply one op to both sides; return the new pair, or the old one if rejected."""
+    expected = numpy_apply(name, args, layout, view)
+    if isinstance(expected, type):
+        with pytest.raises(expected) as info:
+            call(layout, name, args)
+        assert isinstance(info.value, OpError)
+        return layout, view  # the last good layout stays
+    layout = call(layout, name, args)
+    if np.shares_memory(expected, base) or expected.size == 0:
+        assert_matches_numpy(layout, base, expected)
+    else:  # NumPy copied (a reshape it could not view): compare the values only
+        assert layout.positions().tolist() == expected.ravel().tolist()
+    assert_laws(layout)
+    return layout, expected
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layout=layouts(), data=st.data())
+def test_each_operation_matches_numpy(kind, layout, data):
+    base, view = as_numpy(layout)
+    name, args = data.draw(operations(layout, kind))
+    check_operation(layout, base, view, name, args)
+
+
+@SETTINGS
+@given(layouts(), st.data())
+def test_chains_of_operations_match_numpy(layout, data):
+    base, view = as_numpy(layout)
+    for _ in range(data.draw(st.integers(1, 5))):
+        name, args = data.draw(operations(layout))
+        layout, view = check_operation(layout, base, view, name, args)
+
+
+@SETTINGS
+@given(layouts())
+def test_adj_stride_follows_its_formula(layout):
+    shape, stride = layout.shape, layout.stride
+    for d in range(layout.rank):
+        inner = sum(stride[k] * (shape[k] - 1) for k in range(d + 1, layout.rank))
+        assert layout.adj_stride[d] == stride[d] - inner
+
+
+@SETTINGS
+@given(layouts())
+def test_equality_and_hash_follow_the_fields(layout):
+    same = Layout.from_raw_parts(layout.shape, layout.stride, layout.adj_stride, layout.offset, layout.len)
+    assert same == layout and hash(same) == hash(layout)
+    assert layout.with_offset(layout.offset + 1) != layout
+    assert len({layout, same}) == 1
+
+
+@SETTINGS
+@given(layouts())
+def test_shape_as_3d_keeps_the_count_and_the_last_two_axes(layout):
+    batch, rows, cols = layout.shape_as_3d()
+    assert batch * rows * cols == layout.len or 0 in layout.shape
+    padded = (1, 1) + layout.shape
+    assert (rows, cols) == padded[-2:]
+    assert batch == int(np.prod(padded[:-2]))
