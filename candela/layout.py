@@ -617,7 +617,8 @@ class Layout:
         """Buffer positions in logical order, as a NumPy int64 array (vectorised).
 
         Built outward from the innermost axis with ``np.add.outer``, after
-        merging the axes that walk as one; the output is written once.
+        merging the axes that walk as one; broadcast axes are replicated by
+        NumPy rather than computed. The output is written once.
 
         >>> Layout((2, 3)).transpose().positions()
         array([0, 3, 1, 4, 2, 5])
@@ -625,12 +626,26 @@ class Layout:
         if self._len == 0:
             return np.empty(0, dtype=np.int64)
         shape, stride = T.coalesce(self._shape, self._stride)
-        if len(shape) == 1 and stride[0] == 1:
-            return np.arange(self._offset, self._offset + shape[0], dtype=np.int64)
-        out = np.arange(shape[-1], dtype=np.int64) * stride[-1] + self._offset
-        for n, st in zip(reversed(shape[:-1]), reversed(stride[:-1])):
-            out = np.add.outer(np.arange(n, dtype=np.int64) * st, out).reshape(-1)
-        return out
+        # Broadcast axes (stride 0) repeat what is inside them: compute the rest,
+        # then let NumPy replicate it (a plain copy, cheaper than adding zeros).
+        moving = [(n, st) for n, st in zip(shape, stride) if st != 0]
+        if not moving:
+            return np.full(self._len, self._offset, dtype=np.int64)
+        inner = _outer_positions([n for n, _ in moving], [st for _, st in moving], self._offset)
+        if len(moving) == len(shape):
+            return inner
+        keep = [n if st != 0 else 1 for n, st in zip(shape, stride)]
+        return np.broadcast_to(inner.reshape(keep), shape).reshape(-1)
+
+
+def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:
+    """``offset + sum(i * stride)`` in row-major order, built outward with ``np.add.outer``."""
+    if len(shape) == 1 and stride[0] == 1:
+        return np.arange(offset, offset + shape[0], dtype=np.int64)
+    out = np.arange(shape[-1], dtype=np.int64) * stride[-1] + offset
+    for n, st in zip(reversed(shape[:-1]), reversed(stride[:-1])):
+        out = np.add.outer(np.arange(n, dtype=np.int64) * st, out).reshape(-1)
+    return out
 
 
 def _check_reach(shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:

@@ -214,7 +214,8 @@ class Tensor:
         >>> t.buffer.tolist(), t.is_contiguous()
         ([0, 3, 1, 4, 2, 5], True)
         """
-        return Tensor(self._buffer[self._layout.positions()], Layout(self._layout.shape))
+        packed = np.array(self.to_numpy(), order="C", copy=True)  # always a new buffer
+        return Tensor(packed.reshape(-1), Layout(self._layout.shape))
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy view of the same buffer with this layout (read-only where broadcast).
