@@ -1,0 +1,24 @@
+"""Candela Explorer: a Panel + Bokeh dashboard that shows how a tensor's elements sit in memory.
+
+Importing this package has no side effects: Panel is imported only when
+:class:`Explorer` is first used. The pure parts — the pipeline parser
+(:mod:`explorer.pipeline`), the state (:mod:`explorer.state`), the column data
+(:mod:`explorer.columns`) and the fields' text (:mod:`explorer.fields`) — need no
+Panel at all.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Explorer", "show"]
+
+
+def __getattr__(name: str):
+    if name == "Explorer":
+        from .app import Explorer
+
+        return Explorer
+    if name == "show":  # explorer.show(x) for Jupyter: explorer/jupyter.py
+        from .jupyter import show
+
+        return show
+    raise AttributeError(f"module 'explorer' has no attribute {name!r}")

@@ -1,0 +1,341 @@
+"""Pure functions from a tensor to the column data the explorer draws.
+
+Everything the page shows of a tensor — the logical grid, the buffer lane, the
+frames of the traversal and the text of the fields — is computed here from a
+``candela.Tensor`` with vectorised NumPy, with no Panel or Bokeh objects, so it
+can be tested on its own and stays fast at 65,536 elements. Row ``k`` of the
+logical columns and of the frames is logical element ``k`` (row-major order,
+the order of the walk); row ``p`` of the buffer columns is buffer position ``p``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Up to this many logical elements (and buffer cells) are drawn cell by cell.
+DETAIL_LIMIT = 4096
+#: Up to this many cells carry text labels; above it values show on hover.
+LABEL_LIMIT = 256
+
+# Colour-blind-safe colours: Okabe-Ito for marks, viridis for the element order.
+GREY = "#d9d9d9"
+CURSOR = "#E69F00"  # orange: the current cell of the traversal
+FORWARD = "#0072B2"  # blue: a jump forward through the buffer
+BACKWARD = "#D55E00"  # vermillion: a jump backward
+OFFSET = "#CC79A7"  # reddish purple: the offset marker
+HOVER = "#009E73"  # bluish green: cells linked by hover
+
+
+def _viridis() -> np.ndarray:
+    # The lighter three quarters of viridis, so dark text stays readable on most of it.
+    from bokeh.palettes import Viridis256
+
+    return np.array(Viridis256[48:])
+
+
+_PALETTE = _viridis()
+
+
+def _text_for(palette: np.ndarray) -> np.ndarray:
+    # White text on the dark end of the ramp, black elsewhere (relative luminance).
+    rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in palette]) / 255
+    lum = rgb @ np.array([0.2126, 0.7152, 0.0722])
+    return np.where(lum < 0.35, "#ffffff", "#000000").astype(object)
+
+
+_PALETTE_TEXT = _text_for(_PALETTE)
+
+
+def _ramp(n: int) -> np.ndarray:
+    # Palette entry of logical element k of n: evenly spread over the ramp.
+    return np.linspace(0, len(_PALETTE) - 1, n).round().astype(int) if n else np.zeros(0, int)
+
+
+def element_colors(n: int) -> np.ndarray:
+    """Colour of logical element ``k`` of ``n``: a viridis ramp in walk order."""
+    return _PALETTE[_ramp(n)].astype(object)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The traversal as arrays, one entry per logical element in walk order.
+
+    ``index`` has one row per axis (the multi-index), ``position`` the buffer
+    position read, ``axis`` the axis that stepped into this element (-1 for the
+    first) and ``delta`` the change of position (``adj_stride[axis]``, 0 first).
+    """
+
+    index: np.ndarray
+    position: np.ndarray
+    axis: np.ndarray
+    delta: np.ndarray
+
+
+def walk_arrays(layout) -> Walk:
+    """The walk of ``layout`` as arrays, vectorised.
+
+    The axis that steps into element ``k`` is the innermost axis whose index is
+    non-zero: every axis inside it has just wrapped back to zero.
+    """
+    shape = tuple(layout.shape)
+    n = layout.len
+    rank = len(shape)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Walk(np.zeros((rank, 0), dtype=np.int64), empty, empty, empty)
+    index = np.array(np.unravel_index(np.arange(n, dtype=np.int64), shape), dtype=np.int64)
+    position = np.asarray(layout.positions(), dtype=np.int64)
+    nonzero = index[::-1] != 0
+    axis = np.where(nonzero.any(axis=0), rank - 1 - nonzero.argmax(axis=0), -1)
+    adj = np.asarray(layout.adj_stride, dtype=np.int64)
+    delta = np.where(axis >= 0, adj[axis], 0)
+    return Walk(index, position, axis.astype(np.int64), delta.astype(np.int64))
+
+
+def index_labels(index: np.ndarray) -> list[str]:
+    """``[i, j, ...]`` for each column of a (rank, n) multi-index array."""
+    return ["[" + ", ".join(map(str, col)) + "]" for col in index.T.tolist()]
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Where the cells of a shape sit: rank > 2 as nested tiles of 2-D slices.
+
+    The last two axes are the rows and columns of a tile; each leading axis,
+    from the innermost outwards, lays its tiles side by side and then one under
+    another, alternately, with wider gaps for outer axes. ``pitch_x[d]`` and
+    ``pitch_y[d]`` are the cell offsets one step of axis ``d`` moves by.
+    """
+
+    shape: tuple[int, ...]
+    pitch_x: tuple[int, ...]
+    pitch_y: tuple[int, ...]
+    width: int
+    height: int
+
+
+def grid_for(shape: tuple[int, ...]) -> Grid:
+    shape = tuple(shape)
+    rank = len(shape)
+    pitch_x = [0] * rank
+    pitch_y = [0] * rank
+    if rank == 1:
+        pitch_x[0] = 1
+        return Grid(shape, tuple(pitch_x), tuple(pitch_y), max(shape[0], 1), 1)
+    pitch_x[-1], pitch_y[-2] = 1, 1
+    width, height = max(shape[-1], 1), max(shape[-2], 1)
+    for level, d in enumerate(range(rank - 3, -1, -1)):
+        gap = 1 + level // 2
+        if level % 2 == 0:
+            pitch_x[d] = width + gap
+            width = max(shape[d], 1) * pitch_x[d] - gap
+        else:
+            pitch_y[d] = height + gap + 1  # one more row for the tile labels
+            height = max(shape[d], 1) * pitch_y[d] - gap - 1
+    return Grid(shape, tuple(pitch_x), tuple(pitch_y), width, height)
+
+
+def cell_xy(grid: Grid, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cell centres for a (rank, n) multi-index: x grows right, y grows down as -y."""
+    px = np.asarray(grid.pitch_x, dtype=np.int64)
+    py = np.asarray(grid.pitch_y, dtype=np.int64)
+    x = px @ index if len(px) else np.zeros(index.shape[1])
+    y = py @ index if len(py) else np.zeros(index.shape[1])
+    return x.astype(float), -y.astype(float)
+
+
+def buffer_width(n: int) -> int:
+    """Cells per row of the buffer lane: one lane when short, a near-square wrap when long."""
+    if n <= 16:
+        return max(n, 1)
+    return int(min(128, max(16, 1 << round(math.log2(math.sqrt(2 * n))))))
+
+
+# --------------------------------------------------------------------------- columns
+
+
+LOGICAL_KEYS = ("x", "y", "k", "index", "pos", "value", "pos_label", "value_label", "color",
+                "text_color")
+BUFFER_KEYS = ("x", "y", "x_left", "y_top", "x_right", "y_bottom", "pos", "value", "value_label",
+               "pos_label", "reads", "reads_label", "first_reader", "color", "text_color", "alpha")
+FRAME_KEYS = ("pos", "prev", "axis", "delta")
+
+
+@dataclass
+class Columns:
+    """All column data for one tensor, ready to become ColumnDataSource data."""
+
+    logical: dict
+    buffer: dict
+    frames: dict
+    tiles: dict
+    grid: Grid
+    buffer_cols: int
+    buffer_rows: int
+    labels: bool
+    summary: dict = field(default_factory=dict)
+
+
+def _fmt(values) -> list[str]:
+    """Values as Python prints them; a float that is a whole number loses its ``.0``."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iub":
+        return values.astype(str).tolist()
+    out = []
+    for v in values.tolist():
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        out.append(str(v))
+    return out
+
+
+def logical_columns(tensor, walk: Walk, grid: Grid, labels: bool) -> dict:
+    """One row per logical element: its cell, multi-index, value and buffer position."""
+    n = len(walk.position)
+    x, y = cell_xy(grid, walk.index)
+    buffer = np.asarray(tensor.buffer)
+    values = _fmt(buffer[walk.position]) if n else []
+    ramp = _ramp(n)
+    return {
+        "x": x,
+        "y": y,
+        "k": np.arange(n),
+        "index": index_labels(walk.index),
+        "pos": walk.position,
+        "value": values,
+        "pos_label": [f"@{p}" for p in walk.position.tolist()] if labels else [""] * n,
+        "value_label": values if labels else [""] * n,
+        "color": _PALETTE[ramp].astype(object),
+        "text_color": _PALETTE_TEXT[ramp],
+    }
+
+
+def buffer_columns(tensor, walk: Walk, cols: int, labels: bool) -> dict:
+    """One row per buffer position: its cell, value, who reads it and how often."""
+    buffer = np.asarray(tensor.buffer)
+    size = len(buffer)
+    pos = np.arange(size)
+    n = len(walk.position)
+    reads = np.bincount(walk.position, minlength=size) if n else np.zeros(size, dtype=np.int64)
+    # The first logical element reading each cell colours it (the walk order).
+    first = np.full(size, -1, dtype=np.int64)
+    if n:
+        order = np.arange(n)[::-1]
+        first[walk.position[::-1]] = order
+    ramp = _ramp(n)
+    read = first >= 0
+    colors = np.full(size, GREY, dtype=object)
+    text = np.full(size, "#7f7f7f", dtype=object)
+    colors[read] = _PALETTE[ramp[first[read]]]
+    text[read] = _PALETTE_TEXT[ramp[first[read]]]
+    values = _fmt(buffer)
+    x = (pos % cols).astype(float)
+    y = -(pos // cols).astype(float)
+    return {
+        "x": x,
+        "y": y,
+        # Corners of each cell for its small labels: position top-left, read count bottom-right.
+        "x_left": x - 0.43,
+        "y_top": y + 0.43,
+        "x_right": x + 0.43,
+        "y_bottom": y - 0.43,
+        "pos": pos,
+        "value": values,
+        "value_label": values if labels else [""] * size,
+        "pos_label": [str(p) for p in pos.tolist()] if labels else [""] * size,
+        "reads": reads,
+        "reads_label": [f"×{r}" if r > 1 else "" for r in reads.tolist()] if labels else [""] * size,
+        "first_reader": first,
+        "color": colors,
+        "text_color": text,
+        "alpha": np.where(reads > 0, 1.0, 0.55),
+    }
+
+
+def tile_columns(grid: Grid) -> dict:
+    """Labels for the 2-D tiles of a rank > 2 shape, e.g. ``[1, :, :]``, above each tile."""
+    shape = grid.shape
+    rank = len(shape)
+    if rank <= 2 or math.prod(shape) == 0:
+        return {"x": [], "y": [], "text": []}
+    lead = shape[:-2]
+    idx = np.array(np.unravel_index(np.arange(math.prod(lead)), lead), dtype=np.int64)
+    full = np.vstack([idx, np.zeros((2, idx.shape[1]), dtype=np.int64)])
+    x, y = cell_xy(grid, full)
+    text = ["[" + ", ".join(map(str, col)) + ", :, :]" for col in idx.T.tolist()]
+    return {"x": x - 0.5, "y": y + 0.6, "text": text}
+
+
+def frame_columns(walk: Walk) -> dict:
+    """The traversal's frames: the position read, the axis stepped and the delta added."""
+    n = len(walk.position)
+    previous = np.concatenate([walk.position[:1], walk.position[:-1]]) if n else walk.position
+    return {
+        "pos": walk.position,
+        "prev": previous,
+        "axis": walk.axis,
+        "delta": walk.delta,
+    }
+
+
+def summarize(walk: Walk, buffer_size: int) -> dict:
+    """Numbers that describe a traversal too large to draw cell by cell."""
+    n = len(walk.position)
+    if n == 0:
+        return {"elements": 0, "buffer": buffer_size}
+    reads = np.bincount(walk.position, minlength=buffer_size)
+    deltas, counts = np.unique(walk.delta[1:], return_counts=True)
+    return {
+        "elements": n,
+        "buffer": buffer_size,
+        "first": int(walk.position[0]),
+        "min": int(walk.position.min()),
+        "max": int(walk.position.max()),
+        "distinct": int((reads > 0).sum()),
+        "unread": int((reads == 0).sum()),
+        "max_reads": int(reads.max()),
+        "backward": int((walk.delta < 0).sum()),
+        "deltas": dict(zip(deltas.tolist(), counts.tolist())),
+    }
+
+
+def columns_for(tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT) -> Columns:
+    """Everything to draw for ``tensor``; above ``detail_limit`` only a summary."""
+    layout = tensor.layout
+    walk = walk_arrays(layout)
+    grid = grid_for(tuple(layout.shape))
+    size = len(tensor.buffer)
+    n = layout.len
+    if n > detail_limit or size > detail_limit:
+        return Columns(
+            logical={k: [] for k in LOGICAL_KEYS},
+            buffer={k: [] for k in BUFFER_KEYS},
+            frames={k: [] for k in FRAME_KEYS},
+            tiles={"x": [], "y": [], "text": []},
+            grid=grid,
+            buffer_cols=1,
+            buffer_rows=1,
+            labels=False,
+            summary=summarize(walk, size),
+        )
+    labels = max(n, size) <= label_limit
+    cols = buffer_width(size)
+    return Columns(
+        logical=logical_columns(tensor, walk, grid, labels),
+        buffer=buffer_columns(tensor, walk, cols, labels),
+        frames=frame_columns(walk),
+        tiles=tile_columns(grid),
+        grid=grid,
+        buffer_cols=cols,
+        buffer_rows=max(1, -(-size // cols)),
+        labels=labels,
+    )

@@ -1,0 +1,197 @@
+"""The offline page: one self-contained HTML file of an explorer state.
+
+``save_html(explorer, path)`` (also ``Explorer.save_html``, the app's download
+button and ``candela-explorer --export PATH``) writes a page a student can open
+from a USB stick: the logical grid, the memory buffer, the fields, every step of
+the pipeline before and after, and the traversal. Play, pause, step, speed,
+scrubbing and hover all run from ``traverse.mjs`` in the browser, so they keep
+working with no Python behind the page. Every script and stylesheet is inlined
+(Bokeh's ``INLINE`` resources plus Panel's widget stylesheets, which ``save``
+alone would still link to a CDN), so the page makes no network request.
+
+The page is built from a fresh explorer in a document of its own: Bokeh models
+belong to one document, and taking the displayed explorer's figures would
+blank it in the notebook or the served page it is showing in.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import os
+from pathlib import Path
+
+__all__ = ["download_button", "export_html", "save_html", "static_view"]
+
+EXPORT_NOTE = ("An offline page from Candela Explorer: play, step, scrub and hover work "
+               "here; to change the shape or the pipeline, run candela-explorer.")
+
+
+def _legend_html() -> str:
+    from . import columns as C
+
+    marks = [(C.CURSOR, "current element"), (C.FORWARD, "forward jump"),
+             (C.BACKWARD, "backward jump"), (C.OFFSET, "offset"), (C.HOVER, "hover link"),
+             (C.GREY, "not read")]
+    return '<div class="candela-legend">' + "".join(
+        f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
+        f'margin:0 3px 0 10px;border-radius:2px"></span>{text}' for color, text in marks
+    ) + "</div>"
+
+
+def steps_html(result) -> str:
+    """Every step of the pipeline with the layout before and after it (static text)."""
+    from .fields import layout_line
+    from .pipeline import format_step
+
+    if not result.steps:
+        return ('<div class="candela-steps"><div>no steps: the starting layout '
+                f"{html.escape(layout_line(result.states[0].layout))}</div></div>")
+    rows = []
+    for i, step in enumerate(result.steps, 1):
+        before, after = result.states[i - 1].layout, result.states[i].layout
+        rows.append(
+            f'<div class="candela-step-text">{i}. {html.escape(format_step(step))}</div>'
+            f'<div class="candela-step-before">&nbsp;&nbsp;before: '
+            f"{html.escape(layout_line(before))}</div>"
+            f'<div class="candela-step-after">&nbsp;&nbsp;after:&nbsp; '
+            f"{html.escape(layout_line(after))}</div>")
+    return '<div class="candela-steps">' + "".join(rows) + "</div>"
+
+
+def static_view(ex):
+    """The parts of ``ex``'s page that work without Python, as one Panel layout.
+
+    The shape box, the pipeline box and the op buttons need Python to evaluate
+    a new state, so the page states them as text instead.
+    """
+    import panel as pn
+
+    from .app import CSS
+    from .fields import layout_line
+    from .state import shape_text
+
+    result = ex.result
+    start = "Tensor.arange" if ex.start is None else "a given tensor of shape"
+    state = (f'<div class="candela-export-state">{start} ({html.escape(shape_text(result.shape))})'
+             f'<code class="candela-export-ops">{html.escape(result.ops)}</code> → '
+             f"{html.escape(layout_line(result.layout))}</div>")
+    title = pn.pane.HTML(
+        '<div style="font-size:22px;font-weight:700">Candela Explorer '
+        '<span style="font-weight:400;font-size:14px;color:#555">— how a tensor\'s '
+        "elements sit in memory</span></div>"
+        f'<div class="candela-legend">{html.escape(EXPORT_NOTE)}</div>' + state,
+        stylesheets=[CSS], sizing_mode="stretch_width")
+    heading = '<div class="candela-heading">{}</div>'
+    info = pn.Column(
+        pn.pane.HTML(heading.format("fields"), stylesheets=[CSS]),
+        ex.fields_pane,
+        pn.pane.HTML(heading.format("the pipeline, step by step"), stylesheets=[CSS]),
+        pn.pane.HTML(steps_html(result), stylesheets=[CSS], sizing_mode="stretch_width"),
+        width=560,
+    )
+    views = pn.Column(
+        ex.logical_heading,
+        pn.pane.Bokeh(ex.logical_figure),
+        ex.buffer_heading,
+        pn.pane.Bokeh(ex.buffer_figure),
+        pn.pane.HTML(_legend_html(), stylesheets=[CSS]),
+        pn.pane.Bokeh(ex.traversal),
+        ex.summary_pane,
+    )
+    if ex.summary_pane.visible:  # too large to draw cell by cell: the numbers only
+        views = pn.Column(ex.summary_pane)
+    return pn.Column(title, pn.Row(info, views), css_classes=["candela-explorer",
+                                                              "candela-export"])
+
+
+def _fresh_copy(ex):
+    # A new explorer with the same last good state, built outside any served session
+    # so it neither reads nor writes the URL of the page that asked for the export.
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc, state
+
+    from .app import Explorer
+
+    result = ex.result
+    doc = Document()
+    with set_curdoc(doc):
+        copy = Explorer(shape=result.shape, ops=result.ops, start=ex.start, unit=ex.unit)
+    state._locations.pop(doc, None)
+    return copy
+
+
+def export_html(ex, title: str = "Candela Explorer") -> str:
+    """The offline page for explorer ``ex``'s last good state, as one HTML string."""
+    from bokeh.document import Document
+    from bokeh.models import UIElement
+    from bokeh.resources import INLINE
+    from panel.io.model import add_to_doc
+    from panel.io.notebook import patch_inline_stylesheets
+    from panel.io.save import save
+    from panel.io.state import set_curdoc
+    from pyviz_comms import Comm
+
+    view = static_view(_fresh_copy(ex))
+    doc = Document()
+    with set_curdoc(doc):
+        model = view.get_root(doc, Comm())
+        add_to_doc(model, doc, True)
+    # Panel's widgets link their stylesheets to its CDN even with INLINE resources.
+    for element in model.select({"type": UIElement}):
+        patch_inline_stylesheets(element)
+    out = io.StringIO()
+    save(doc, out, title=title, resources=INLINE, template_variables=_icons())
+    return out.getvalue()
+
+
+def _icons() -> dict:
+    # Panel's page template links its icons to the CDN unless given these.
+    import base64
+
+    from panel.io.resources import DIST_DIR
+
+    png = (Path(DIST_DIR) / "images" / "icon-32x32.png").read_bytes()
+    return {"app_favicon": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+            "apple_icon": "data:,"}
+
+
+def save_html(ex, path: str | os.PathLike, title: str = "Candela Explorer") -> Path:
+    """Write the offline page of ``ex`` to ``path``; return the path written."""
+    path = Path(path)
+    path.write_text(export_html(ex, title=title), encoding="utf-8")
+    return path
+
+
+def download_button(ex, **params):
+    """A ``FileDownload`` button that hands the browser ``ex``'s offline page."""
+    import panel as pn
+
+    def page() -> io.BytesIO:
+        return io.BytesIO(export_html(ex).encode("utf-8"))
+
+    defaults = {"label": "download offline page", "filename": "candela-explorer.html",
+                "color": "light", "css_classes": ["candela-download"], "width": 190,
+                "embed": False}
+    return pn.widgets.FileDownload(callback=page, **{**defaults, **params})
+
+
+def export_main(path: str, shape: str | None, ops: str | None) -> int:
+    """``candela-explorer --export PATH [--shape S] [--ops O]``: write the page, or say why not."""
+    import sys
+
+    from .app import DEFAULT_SHAPE, Explorer
+
+    ex = Explorer(shape=shape if shape is not None else DEFAULT_SHAPE, ops=ops or "")
+    if ex.error:  # never hand out a page of some other state than the one asked for
+        print(f"candela-explorer: cannot export: {ex.error}", file=sys.stderr)
+        return 2
+    written = save_html(ex, path)
+    print(f"wrote {written} ({written.stat().st_size:,} bytes): {layout_text(ex)}")
+    return 0
+
+
+def layout_text(ex) -> str:
+    from .fields import layout_line
+
+    return layout_line(ex.layout)

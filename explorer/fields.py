@@ -1,0 +1,140 @@
+"""The fields of a layout as text: values as Python prints them, worked formulas, reasons.
+
+Pure functions from a ``candela.Layout`` to strings and to the HTML the page
+shows: each field's value inside an element whose CSS class names it (the
+contract: ``candela-shape``, ``candela-stride`` ...), each ``adj_stride`` entry
+worked out in numbers from its formula, and a one-line reason for each flag.
+
+>>> from candela import Layout
+>>> adj_stride_work(Layout((3, 4)).transpose())
+['adj_stride[0] = 1 - 4*(3-1) = -7', 'adj_stride[1] = stride[1] = 4']
+"""
+
+from __future__ import annotations
+
+import html
+
+#: Element sizes offered for showing strides in bytes.
+DTYPE_BYTES = {"elements": 1, "int8": 1, "float16": 2, "float32": 4, "float64": 8}
+
+
+def _num(v: int) -> str:
+    return f"({v})" if v < 0 else str(v)
+
+
+def adj_stride_work(layout, scale: int = 1) -> list[str]:
+    """Each ``adj_stride`` entry worked in numbers from the formula.
+
+    ``adj_stride[d] = stride[d] - sum(stride[k] * (shape[k] - 1) for k > d)``;
+    ``scale`` multiplies every stride (bytes per element).
+    """
+    shape = tuple(layout.shape)
+    stride = tuple(v * scale for v in layout.stride)
+    adj = tuple(v * scale for v in layout.adj_stride)
+    last = len(shape) - 1
+    lines = []
+    for d in range(len(shape)):
+        if d == last:
+            lines.append(f"adj_stride[{d}] = stride[{d}] = {adj[d]}")
+            continue
+        terms = " - ".join(f"{_num(stride[k])}*({shape[k]}-1)" for k in range(d + 1, len(shape)))
+        lines.append(f"adj_stride[{d}] = {stride[d]} - {terms} = {adj[d]}")
+    return lines
+
+
+def contiguous_reason(layout) -> str:
+    """One line saying why ``is_contiguous()`` is what it is, in O(rank).
+
+    When it is false, the first step of the walk that is not +1 is the first
+    step of the innermost axis that steps (size > 1) with ``adj_stride != 1``:
+    axis ``d`` first steps from ``[0, .., 0, n-1, .., m-1]`` to ``[0, .., 1, 0, .., 0]``.
+    """
+    shape, adj = tuple(layout.shape), tuple(layout.adj_stride)
+    if layout.is_contiguous():
+        if layout.len <= 1:
+            return "0 or 1 elements is always contiguous"
+        return (f"the walk reads positions {layout.offset}, {layout.offset + 1}, ..., "
+                f"{layout.offset + layout.len - 1} in order")
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] > 1 and adj[d] != 1:
+            before = [0] * d + [0] + [n - 1 for n in shape[d + 1:]]
+            after = [0] * d + [1] + [0] * (len(shape) - d - 1)
+            return (f"from {_index(before)} to {_index(after)} the position changes by "
+                    f"adj_stride[{d}] = {adj[d]}, not +1")
+    return "the layout's strides do not describe one packed run"
+
+
+def _index(index: list[int]) -> str:
+    return "[" + ", ".join(map(str, index)) + "]"
+
+
+def transposed_reason(layout) -> str:
+    """One line saying why ``is_transposed()`` is what it is."""
+    shape, stride, adj = layout.shape, layout.stride, layout.adj_stride
+    if layout.is_transposed():
+        for d in range(len(shape)):
+            if layout.is_transposed_at_axis(d):
+                return (f"axis {d} steps backwards through memory: adj_stride[{d}] = {adj[d]} < 0 "
+                        f"and stride[{d}] = {stride[d]} is not a broadcast")
+        return "some axis steps backwards through memory"
+    broadcast = [d for d in range(len(shape)) if adj[d] < 0 and stride[d] == 0 and shape[d] > 1]
+    if broadcast:
+        d = broadcast[0]
+        return (f"adj_stride[{d}] = {adj[d]} < 0 only rewinds broadcast axis {d} (stride 0): "
+                "no axis runs backwards")
+    return "no axis that steps has a negative adj_stride"
+
+
+def field_values(layout, scale: int = 1) -> dict[str, str]:
+    """The contract's fields as Python prints them; strides times ``scale``."""
+    return {
+        "shape": str(tuple(layout.shape)),
+        "stride": str(tuple(v * scale for v in layout.stride)),
+        "adj-stride": str(tuple(v * scale for v in layout.adj_stride)),
+        "offset": str(layout.offset * scale),
+        "len": str(layout.len),
+        "is-contiguous": str(bool(layout.is_contiguous())),
+        "is-transposed": str(bool(layout.is_transposed())),
+    }
+
+
+def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
+    """The fields panel: each value in an element with the contract's CSS class."""
+    scale = DTYPE_BYTES.get(unit, 1)
+    suffix = "" if unit == "elements" else f" bytes ({unit})"
+    values = field_values(layout, scale)
+    esc = html.escape
+
+    def row(name: str, label: str, extra: str = "") -> str:
+        return (f'<tr><th>{label}</th><td><code class="candela-{name}">{esc(values[name])}</code>'
+                f"{extra}</td></tr>")
+
+    unit_note = f'<span class="candela-unit"> in{esc(suffix)}</span>' if suffix else ""
+    work = "".join(f"<div>{esc(line)}</div>" for line in adj_stride_work(layout, scale))
+    copy_note = (
+        '<div class="candela-copy-note">as_contiguous copied the elements into a new packed '
+        "buffer: positions now index the copy</div>" if copied else ""
+    )
+    return (
+        '<div class="candela-fields">'
+        "<table>"
+        + row("shape", "shape")
+        + row("stride", "stride", unit_note)
+        + row("adj-stride", "adj_stride", unit_note)
+        + f'<tr><td></td><td class="candela-adj-stride-work">{work}</td></tr>'
+        + row("offset", "offset", unit_note)
+        + row("len", "len")
+        + row("is-contiguous", "is_contiguous()",
+              f' <span class="candela-reason">{esc(contiguous_reason(layout))}</span>')
+        + row("is-transposed", "is_transposed()",
+              f' <span class="candela-reason">{esc(transposed_reason(layout))}</span>')
+        + "</table>"
+        + copy_note
+        + "</div>"
+    )
+
+
+def layout_line(layout) -> str:
+    """One compact line for a layout: ``(3, 4):(4, 1) adj (1, 1) @0``."""
+    return (f"{tuple(layout.shape)}:{tuple(layout.stride)} adj {tuple(layout.adj_stride)} "
+            f"offset {layout.offset}")

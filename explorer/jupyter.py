@@ -1,0 +1,155 @@
+"""The explorer in Jupyter: ``explorer.show(x)`` and the display glue behind it.
+
+``show(x)`` opens the explorer on a real layout instead of ``Tensor.arange``:
+a ``candela.Layout`` or ``candela.Tensor``, a NumPy array (its own buffer,
+strides and offset, through ``Tensor.from_numpy``) or anything duck-typed like
+a PyTorch tensor (``.shape``, ``.stride()`` and ``.storage_offset()``, strides
+in elements). The pipeline then applies on top of that tensor.
+
+Panel needs ``pn.extension()`` before it can display anything in a notebook.
+:func:`ensure_extension` runs it once, lazily, when an :class:`Explorer` is
+first displayed in a kernel, so importing ``explorer`` (or calling ``show``
+outside a notebook) changes nothing in Panel's configuration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_tensor", "ensure_extension", "in_notebook", "show"]
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (not a terminal IPython, not plain Python)."""
+    import sys
+
+    if "IPython" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def ensure_extension() -> None:
+    """Load Panel's notebook extension once, if a kernel is displaying and nobody has."""
+    import panel as pn
+    from panel.config import panel_extension
+
+    if in_notebook() and not panel_extension._loaded:
+        pn.extension()
+
+
+def repr_mimebundle(explorer, include=None, exclude=None):
+    """``Explorer._repr_mimebundle_``: load the extension if needed, then Panel's bundle."""
+    if not in_notebook():
+        return {"text/plain": repr_text(explorer)}, {}
+    ensure_extension()
+    return explorer._create_view()._repr_mimebundle_(include, exclude)
+
+
+def repr_text(explorer) -> str:
+    """A one-line text form for terminals: the current layout and the pipeline."""
+    from .fields import layout_line
+
+    ops = f" ops={explorer.ops!r}" if explorer.ops else ""
+    return f"Explorer({layout_line(explorer.layout)}{ops})"
+
+
+def _layout_tensor(layout):
+    # Each buffer value is its own position, as Tensor.arange has it.
+    from candela import InvalidShape, Tensor
+
+    if layout.len == 0:
+        return Tensor(np.arange(0, dtype=np.int64), layout)
+    positions = layout.positions()
+    lo, hi = int(positions.min()), int(positions.max())
+    if lo < 0:
+        raise InvalidShape(f"layout {layout} reads position {lo}, before the buffer's start; "
+                           "give it an offset of at least " + str(-lo + layout.offset),
+                           layout=layout)
+    return Tensor(np.arange(hi + 1, dtype=np.int64), layout)
+
+
+def _dtype_unit(name: str, itemsize: int) -> str:
+    """Make ``name`` one of the explorer's stride units (bytes per element) and return it."""
+    from .app import Explorer
+    from .fields import DTYPE_BYTES
+
+    known = DTYPE_BYTES.get(name)
+    if known is None:
+        DTYPE_BYTES[name] = int(itemsize)
+    elif known != itemsize:  # a name we already use for another size: keep both readable
+        name = f"{name} ({itemsize} B)"
+        DTYPE_BYTES[name] = int(itemsize)
+    objects = Explorer.param.unit.objects
+    if name not in objects:
+        objects.append(name)
+    return name
+
+
+def as_tensor(x) -> tuple[object, str | None]:
+    """The ``candela.Tensor`` to explore for ``x``, and the stride unit it counts in.
+
+    The unit is the NumPy dtype's name for arrays (NumPy counts strides in
+    bytes), ``None`` (elements) for everything else (PyTorch counts elements).
+
+    >>> a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    >>> t, unit = as_tensor(a.T[::2])
+    >>> t.shape, t.stride, t.offset, unit
+    ((2, 3), (2, 4), 0, 'int32')
+    """
+    from candela import Layout, Tensor
+
+    if isinstance(x, Tensor):
+        return x, None
+    if isinstance(x, Layout):
+        return _layout_tensor(x), None
+    if isinstance(x, np.ndarray):
+        return Tensor.from_numpy(x), x.dtype.name
+    stride, offset = getattr(x, "stride", None), getattr(x, "storage_offset", None)
+    if hasattr(x, "shape") and callable(stride) and callable(offset):
+        # A torch.Tensor or alike: strides and offset in elements of its storage.
+        layout = Layout.from_strided(tuple(int(v) for v in x.shape),
+                                     tuple(int(v) for v in stride()), int(offset()))
+        return _layout_tensor(layout), None
+    if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
+        array = np.asarray(x)
+        return Tensor.from_numpy(array), array.dtype.name
+    raise TypeError(
+        f"explorer.show() takes a candela Layout or Tensor, a NumPy array, or a tensor with "
+        f".shape, .stride() and .storage_offset() (like torch.Tensor); got {type(x).__name__}")
+
+
+def _torch_unit(x) -> str | None:
+    # Offer the tensor's element size (torch.float32 -> "float32") as a unit, without selecting it.
+    size = getattr(x, "element_size", None)
+    if not callable(size):
+        return None
+    name = str(getattr(x, "dtype", "")).removeprefix("torch.") or f"{size()}-byte"
+    return _dtype_unit(name, int(size()))
+
+
+def show(x, ops: str = "", unit: str | None = None, **params):
+    """An :class:`~explorer.app.Explorer` that starts from ``x``; it displays itself.
+
+    ``x`` is a ``candela.Layout`` (buffer values are positions), a
+    ``candela.Tensor``, a NumPy array (zero-copy: its base buffer, its strides
+    and its offset in that buffer, shown in bytes of its dtype) or anything
+    with ``.shape``, ``.stride()`` and ``.storage_offset()`` such as a
+    ``torch.Tensor`` (strides in elements). ``ops`` is a pipeline applied on
+    top, e.g. ``".transpose()"``. Like any Panel object, the returned explorer
+    is drawn when it is a cell's last expression (or passed to ``display``);
+    keep it in a variable to read or change it from later cells
+    (``ex.ops = ".slice(s[::2])"``, ``ex.layout``). Outside a notebook,
+    ``show(x).show()`` serves it in a browser tab.
+    """
+    from .app import Explorer
+
+    tensor, dtype = as_tensor(x)
+    if dtype is not None:
+        dtype = _dtype_unit(dtype, np.dtype(dtype).itemsize)
+    else:
+        _torch_unit(x)
+    chosen = unit if unit is not None else (dtype or "elements")
+    return Explorer(start=tensor, shape=tuple(tensor.shape), ops=ops, unit=chosen, **params)

@@ -1,0 +1,752 @@
+"""Lessons for the classroom: load them, validate them, and check a student's answers.
+
+A lesson is a JSON file in ``assets/lessons/`` named ``NN-<id>.json``; the numeric
+prefix orders the lessons and ``<id>`` is the lesson's ``id`` (the name used in
+the app's URL). Each lesson is an ordered list of steps; a step is a shape, a
+pipeline applied to ``Tensor.arange(shape)`` (so every value is its original
+buffer position), a short teaching text, and optionally a predict-then-reveal
+question or the name of the candela error the pipeline must raise.
+
+The file format, exactly::
+
+    {"id": "row-major", "title": "...", "summary": "...",
+     "steps": [{"shape": [3, 4], "ops": ".transpose()", "text": "markdown",
+                "question": {"ask": "adj_stride", "axis": 0, "prompt": "...",
+                             "answer": -7, "why": "..."},
+                "expect_error": "NonContiguousView"}]}
+
+``question`` and ``expect_error`` are optional and never both on one step.
+The question's stored ``answer`` is what the lesson author believes; the app
+grades against :func:`expected_answer`, computed from candela, and the tests
+prove the two agree, so a lesson cannot teach a wrong number.
+
+This module is pure: it imports neither Panel nor Bokeh. Loading and
+validating a file needs nothing but the standard library; computing answers
+reads a ``candela.Layout``; running a step's pipeline goes through
+``explorer.pipeline``, the one parser of pipeline text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - only for type hints
+    from candela import Layout, Tensor
+
+__all__ = [
+    "ASKS",
+    "DTYPE_SIZES",
+    "ERROR_NAMES",
+    "Answer",
+    "Lesson",
+    "LessonError",
+    "LessonNotFound",
+    "Question",
+    "Step",
+    "Verdict",
+    "check_answer",
+    "describe",
+    "expected_answer",
+    "explain",
+    "format_answer",
+    "grade",
+    "lesson_files",
+    "lessons_dir",
+    "list_lessons",
+    "load_lesson",
+    "load_lesson_file",
+    "parse_lesson",
+    "parse_typed",
+    "run_step",
+    "step_layout",
+    "verify_lesson",
+]
+
+#: What a student can be asked to type: an int, a tuple of ints, or a bool.
+Answer = int | bool | tuple[int, ...]
+
+#: Every kind of question, with the extra fields it needs and the kind of answer.
+ASKS: dict[str, tuple[frozenset[str], type]] = {
+    "stride": (frozenset({"axis"}), int),
+    "adj_stride": (frozenset({"axis"}), int),
+    "offset": (frozenset(), int),
+    "len": (frozenset(), int),
+    "shape": (frozenset(), tuple),
+    "next_position": (frozenset({"after"}), int),
+    "stride_bytes": (frozenset({"axis", "dtype"}), int),
+    "shape_as_3d": (frozenset(), tuple),
+    "read_count": (frozenset({"position"}), int),
+    "is_contiguous": (frozenset(), bool),
+}
+
+#: Bytes per element of the dtypes a ``stride_bytes`` question may name (NumPy's names).
+DTYPE_SIZES: dict[str, int] = {
+    "bool": 1,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "float16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "float32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float64": 8,
+    "complex64": 8,
+    "complex128": 16,
+}
+
+#: The candela error classes a step may declare in ``expect_error``.
+ERROR_NAMES: frozenset[str] = frozenset(
+    {
+        "OpError",
+        "ZeroRankShape",
+        "InvalidShape",
+        "InvalidViewShape",
+        "NonContiguousView",
+        "CannotBroadcast",
+        "NotEnoughAxes",
+        "AxesOutOfBounds",
+        "SliceOutOfBounds",
+        "IndexOutOfBounds",
+    }
+)
+
+#: A lesson must draw in full detail, so its tensors stay small.
+MAX_RANK = 8
+MAX_ELEMENTS = 4096
+
+_LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
+_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error"})
+_QUESTION_KEYS = frozenset({"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position"})
+_FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.json$")
+_MAX_TYPED = 200
+
+
+# --------------------------------------------------------------------------- model
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used; the message names the file, the field and why."""
+
+    def __init__(self, source: str, where: str, reason: str) -> None:
+        self.source = source
+        self.where = where
+        self.reason = reason
+        place = f"{source}: {where}" if where else source
+        super().__init__(f"{place}: {reason}")
+
+
+class LessonNotFound(LookupError):
+    """No lesson has the requested id; the message lists the ids there are."""
+
+    def __init__(self, lesson_id: str, known: Sequence[str]) -> None:
+        self.lesson_id = lesson_id
+        self.known = tuple(known)
+        super().__init__(f"no lesson {lesson_id!r}; the lessons are: {', '.join(self.known)}")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A predict-then-reveal question about the layout a step ends with."""
+
+    ask: str
+    prompt: str
+    answer: Answer
+    why: str
+    axis: int | None = None
+    after: int | None = None
+    dtype: str | None = None
+    position: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text."""
+
+    shape: tuple[int, ...]
+    ops: str
+    text: str
+    question: Question | None = None
+    expect_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """An ordered list of steps, with the title and summary the lesson picker shows."""
+
+    id: str
+    title: str
+    summary: str
+    steps: tuple[Step, ...]
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a typed answer fared: ``readable`` is False when the text was not an answer at all."""
+
+    correct: bool
+    readable: bool
+    message: str
+    expected: Answer
+    given: Answer | None
+    worked: str = ""
+
+
+# --------------------------------------------------------------------------- files
+
+
+def lessons_dir() -> Path:
+    """The folder of lesson files.
+
+    ``$CANDELA_LESSONS`` if set; else the repository's ``assets/lessons``; else a
+    ``lessons`` folder shipped inside the ``explorer`` package (installed copies).
+    """
+    override = os.environ.get("CANDELA_LESSONS")
+    if override:
+        return Path(override)
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "assets" / "lessons", here / "lessons"):
+        if candidate.is_dir():
+            return candidate
+    return here.parent / "assets" / "lessons"
+
+
+def lesson_files(directory: Path | None = None) -> list[Path]:
+    """The lesson files in ``directory`` (default :func:`lessons_dir`), in lesson order."""
+    folder = lessons_dir() if directory is None else Path(directory)
+    return sorted(folder.glob("*.json"), key=_file_order)
+
+
+def list_lessons(directory: Path | None = None) -> list[Lesson]:
+    """Every lesson, loaded and validated, in order; a bad file raises :class:`LessonError`."""
+    return [load_lesson_file(path) for path in lesson_files(directory)]
+
+
+def load_lesson(lesson_id: str, directory: Path | None = None) -> Lesson:
+    """The lesson whose id is ``lesson_id``; :class:`LessonNotFound` if there is none."""
+    files = lesson_files(directory)
+    for path in files:
+        match = _FILE_NAME.match(path.name)
+        if match and match.group(2) == lesson_id:
+            return load_lesson_file(path)
+    raise LessonNotFound(lesson_id, [_id_of(p) for p in files])
+
+
+def load_lesson_file(path: Path | str) -> Lesson:
+    """Read and validate one lesson file; its name must be ``NN-<id>.json``."""
+    path = Path(path)
+    source = path.name
+    match = _FILE_NAME.match(source)
+    if match is None:
+        raise LessonError(
+            source, "", "file name must be NN-<id>.json, e.g. 01-row-major.json (lowercase id)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonError(source, "", f"cannot read the file ({exc})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LessonError(
+            source, "", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    lesson = parse_lesson(data, source)
+    if lesson.id != match.group(2):
+        raise LessonError(
+            source, "id", f"is {lesson.id!r} but the file name says {match.group(2)!r}"
+        )
+    return lesson
+
+
+def _file_order(path: Path) -> tuple[int, str]:
+    match = _FILE_NAME.match(path.name)
+    return (int(match.group(1)), path.name) if match else (10**9, path.name)
+
+
+def _id_of(path: Path) -> str:
+    match = _FILE_NAME.match(path.name)
+    return match.group(2) if match else path.stem
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def parse_lesson(data: Any, source: str = "<lesson>") -> Lesson:
+    """Build a :class:`Lesson` from decoded JSON, or raise :class:`LessonError`."""
+    obj = _require_object(data, source, "")
+    _reject_unknown(obj, _LESSON_KEYS, source, "")
+    lesson_id = _require_text(obj, "id", source, "")
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", lesson_id):
+        raise LessonError(source, "id", f"must be lowercase words joined by '-', got {lesson_id!r}")
+    title = _require_text(obj, "title", source, "")
+    summary = _require_text(obj, "summary", source, "")
+    raw_steps = obj.get("steps")
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise LessonError(source, "steps", "must be a non-empty list of steps")
+    steps = tuple(_parse_step(raw, source, f"steps[{i}]") for i, raw in enumerate(raw_steps))
+    return Lesson(id=lesson_id, title=title, summary=summary, steps=steps, source=source)
+
+
+def _parse_step(raw: Any, source: str, where: str) -> Step:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, _STEP_KEYS, source, where)
+    shape = _parse_shape(obj.get("shape"), source, f"{where}.shape")
+    ops = obj.get("ops")
+    if not isinstance(ops, str):
+        raise LessonError(source, f"{where}.ops", "must be a pipeline string ('' for none)")
+    text = _require_text(obj, "text", source, where)
+    expect_error = obj.get("expect_error")
+    if expect_error is not None and expect_error not in ERROR_NAMES:
+        raise LessonError(
+            source,
+            f"{where}.expect_error",
+            f"{expect_error!r} is not a candela error; use one of {', '.join(sorted(ERROR_NAMES))}",
+        )
+    question = None
+    if obj.get("question") is not None:
+        if expect_error is not None:
+            raise LessonError(
+                source,
+                f"{where}.question",
+                "a step that expects an error has no layout to ask about",
+            )
+        question = _parse_question(obj["question"], source, f"{where}.question")
+    return Step(shape=shape, ops=ops, text=text, question=question, expect_error=expect_error)
+
+
+def _parse_shape(raw: Any, source: str, where: str) -> tuple[int, ...]:
+    if not isinstance(raw, list) or not all(_is_int(n) for n in raw):
+        raise LessonError(source, where, f"must be a list of whole numbers, got {raw!r}")
+    if not 1 <= len(raw) <= MAX_RANK:
+        raise LessonError(source, where, f"rank must be 1 to {MAX_RANK}, got {len(raw)}")
+    if any(n < 1 for n in raw):
+        raise LessonError(source, where, f"sizes must be at least 1, got {raw}")
+    count = 1
+    for n in raw:
+        count *= n
+    if count > MAX_ELEMENTS:
+        raise LessonError(
+            source, where, f"{count} elements; a lesson may use at most {MAX_ELEMENTS}"
+        )
+    return tuple(raw)
+
+
+def _parse_question(raw: Any, source: str, where: str) -> Question:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, _QUESTION_KEYS, source, where)
+    ask = obj.get("ask")
+    if ask not in ASKS:
+        raise LessonError(source, f"{where}.ask", f"{ask!r} is not one of {', '.join(ASKS)}")
+    needs, kind = ASKS[ask]
+    for extra in ("axis", "after", "dtype", "position"):
+        if extra in needs and extra not in obj:
+            raise LessonError(source, f"{where}.{extra}", f"is required when ask is {ask!r}")
+        if extra not in needs and extra in obj:
+            raise LessonError(source, f"{where}.{extra}", f"does not apply when ask is {ask!r}")
+    for extra in ("axis", "after", "position"):
+        if extra in obj and not _is_int(obj[extra]):
+            raise LessonError(
+                source, f"{where}.{extra}", f"must be a whole number, got {obj[extra]!r}"
+            )
+    for extra in ("after", "position"):
+        if extra in obj and obj[extra] < 0:
+            raise LessonError(source, f"{where}.{extra}", f"must be 0 or more, got {obj[extra]}")
+    dtype = obj.get("dtype")
+    if "dtype" in obj and dtype not in DTYPE_SIZES:
+        raise LessonError(
+            source, f"{where}.dtype", f"{dtype!r} is not one of {', '.join(DTYPE_SIZES)}"
+        )
+    if "answer" not in obj:
+        raise LessonError(source, f"{where}.answer", "is required")
+    answer = _parse_stored_answer(obj["answer"], kind, source, f"{where}.answer")
+    return Question(
+        ask=ask,
+        prompt=_require_text(obj, "prompt", source, where),
+        answer=answer,
+        why=_require_text(obj, "why", source, where),
+        axis=obj.get("axis"),
+        after=obj.get("after"),
+        dtype=dtype,
+        position=obj.get("position"),
+    )
+
+
+def _parse_stored_answer(raw: Any, kind: type, source: str, where: str) -> Answer:
+    if kind is bool:
+        if not isinstance(raw, bool):
+            raise LessonError(source, where, f"must be true or false, got {raw!r}")
+        return raw
+    if kind is int:
+        if not _is_int(raw):
+            raise LessonError(source, where, f"must be a whole number, got {raw!r}")
+        return raw
+    if not isinstance(raw, list) or not raw or not all(_is_int(n) for n in raw):
+        raise LessonError(source, where, f"must be a non-empty list of whole numbers, got {raw!r}")
+    return tuple(raw)
+
+
+def _require_object(raw: Any, source: str, where: str) -> Mapping[str, Any]:
+    if not isinstance(raw, dict):
+        raise LessonError(source, where, f"must be a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _require_text(obj: Mapping[str, Any], key: str, source: str, where: str) -> str:
+    value = obj.get(key)
+    field = f"{where}.{key}" if where else key
+    if not isinstance(value, str) or not value.strip():
+        raise LessonError(source, field, "is required and must be non-empty text")
+    return value
+
+
+def _reject_unknown(
+    obj: Mapping[str, Any], allowed: frozenset[str], source: str, where: str
+) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        field = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise LessonError(
+            source, field, f"unknown field; expected only {', '.join(sorted(allowed))}"
+        )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------- running steps
+
+
+def run_step(step: Step) -> Tensor:
+    """Apply the step's pipeline to ``Tensor.arange(step.shape)``.
+
+    Raises candela's own ``OpError`` unchanged for an op the layout rejects
+    (``expect_error`` names its class), and ``explorer.pipeline.PipelineError``
+    for text the pipeline parser refuses.
+    """
+    from candela import Tensor
+    from explorer.pipeline import apply_step, parse
+
+    tensor = Tensor.arange(step.shape)
+    for op in parse(step.ops):
+        tensor = apply_step(tensor, op)
+    return tensor
+
+
+def step_layout(step: Step) -> Layout:
+    """The layout a step ends with (see :func:`run_step`)."""
+    return _as_layout(run_step(step))
+
+
+def verify_lesson(lesson: Lesson) -> list[str]:
+    """Every way the lesson disagrees with candela, as readable lines; empty when sound.
+
+    A step's pipeline must run (or fail with exactly its ``expect_error``), and
+    each question must be answerable and its stored answer equal the computed one.
+    """
+    import candela
+
+    problems: list[str] = []
+    for i, step in enumerate(lesson.steps):
+        where = f"{lesson.source or lesson.id}: steps[{i}]"
+        try:
+            layout = step_layout(step)
+        except Exception as exc:  # noqa: BLE001 - any failure is a finding, reported by name
+            name = type(exc).__name__
+            expected = getattr(candela, step.expect_error, None) if step.expect_error else None
+            if expected is None or not isinstance(exc, expected):
+                problems.append(f"{where}: {step.ops!r} on {step.shape} raised {name}: {exc}")
+            continue
+        if step.expect_error is not None:
+            problems.append(
+                f"{where}: {step.ops!r} on {step.shape} should raise {step.expect_error} but ran"
+            )
+            continue
+        if step.question is None:
+            continue
+        try:
+            computed = expected_answer(step.question, layout)
+        except (ValueError, IndexError) as exc:
+            problems.append(f"{where}.question: cannot be asked of {layout!r}: {exc}")
+            continue
+        if computed != step.question.answer or type(computed) is not type(step.question.answer):
+            problems.append(
+                f"{where}.question: stored answer {format_answer(step.question.answer)} "
+                f"but candela computes {format_answer(computed)}"
+            )
+    return problems
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def expected_answer(question: Question, layout: Layout | Tensor) -> Answer:
+    """The true answer to ``question`` about ``layout``, computed from candela.
+
+    Raises ``IndexError`` for an axis, walk step or buffer position the layout
+    does not have.
+    """
+    lay = _as_layout(layout)
+    ask = question.ask
+    if ask == "stride":
+        return lay.stride[_axis(question, lay)]
+    if ask == "adj_stride":
+        return lay.adj_stride[_axis(question, lay)]
+    if ask == "stride_bytes":
+        return lay.stride[_axis(question, lay)] * DTYPE_SIZES[question.dtype or ""]
+    if ask == "offset":
+        return lay.offset
+    if ask == "len":
+        return lay.len
+    if ask == "shape":
+        return tuple(lay.shape)
+    if ask == "shape_as_3d":
+        return tuple(lay.shape_as_3d())
+    if ask == "is_contiguous":
+        return bool(lay.is_contiguous())
+    if ask == "next_position":
+        return _walk_steps(question, lay)[1][1]
+    if ask == "read_count":
+        return _read_count(question, lay)
+    raise ValueError(f"unknown ask {ask!r}")
+
+
+def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
+    """What the question asks for, in a few words: ``adj_stride[0]``, ``the offset``."""
+    axis = question.axis
+    if layout is not None and axis is not None:
+        axis = _axis(question, _as_layout(layout))
+    ask = question.ask
+    if ask in ("stride", "adj_stride"):
+        return f"{ask}[{axis}]"
+    if ask == "stride_bytes":
+        return f"stride[{axis}] in bytes for {question.dtype}"
+    if ask == "next_position":
+        return f"the buffer position after walk step {question.after}"
+    if ask == "read_count":
+        return f"the read count of buffer position {question.position}"
+    if ask == "is_contiguous":
+        return "is_contiguous()"
+    if ask == "shape_as_3d":
+        return "shape_as_3d()"
+    return f"the {ask}"
+
+
+def explain(question: Question, layout: Layout | Tensor) -> str:
+    """The answer worked out in numbers from the layout, e.g. ``adj_stride[0] = 1 - 4*(3-1) = -7.``
+
+    Computed, never stored, so it is always true of ``layout``.
+    """
+    lay = _as_layout(layout)
+    ask = question.ask
+    shape, stride = tuple(lay.shape), tuple(lay.stride)
+    if ask == "stride":
+        d = _axis(question, lay)
+        return f"one step along axis {d} moves {stride[d]} cells in the buffer: stride[{d}] = {stride[d]}."
+    if ask == "adj_stride":
+        d = _axis(question, lay)
+        terms = "".join(f" - {_num(stride[k])}*({shape[k]}-1)" for k in range(d + 1, len(shape)))
+        return f"adj_stride[{d}] = {stride[d]}{terms} = {lay.adj_stride[d]}."
+    if ask == "stride_bytes":
+        d = _axis(question, lay)
+        size = DTYPE_SIZES[question.dtype or ""]
+        return (
+            f"stride[{d}] = {stride[d]} elements, times {size} bytes per {question.dtype} "
+            f"element = {stride[d] * size} bytes."
+        )
+    if ask == "offset":
+        return (
+            f"the first element, index {_index(0, len(shape))}, reads buffer position {lay.offset}."
+        )
+    if ask == "len":
+        if len(shape) == 1:
+            return f"len = {lay.len}, the size of the one axis."
+        return f"len = {'*'.join(map(str, shape))} = {lay.len}, the product of the shape."
+    if ask == "shape":
+        return f"the shape is {format_answer(tuple(shape))}."
+    if ask == "shape_as_3d":
+        batch, rows, cols = tuple(lay.shape_as_3d())
+        if len(shape) < 3:
+            return f"rank {len(shape)} is padded with leading ones to ({batch}, {rows}, {cols})."
+        fold = "*".join(map(str, shape[:-2]))
+        return (
+            f"the last two axes are the rows and cols ({rows}, {cols}); the axes above fold "
+            f"into the batch, {fold} = {batch}: ({batch}, {rows}, {cols})."
+        )
+    if ask == "is_contiguous":
+        shown = ", ".join(str(int(p)) for p in list(lay.positions()[:6]))
+        more = ", ..." if lay.len > 6 else ""
+        if lay.is_contiguous():
+            return f"the walk visits {shown}{more}: one run, in order, so True."
+        return f"the walk visits {shown}{more}: not one run in order, so False."
+    if ask == "next_position":
+        (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
+        return (
+            f"walk step {question.after} reads position {here}; the next index {index} steps "
+            f"axis {axis}, so add adj_stride[{axis}] = {delta}: {here} {_signed(delta)} = {there}."
+        )
+    if ask == "read_count":
+        return (
+            f"{_read_count(question, lay)} of the {lay.len} logical elements read buffer "
+            f"position {question.position}."
+        )
+    raise ValueError(f"unknown ask {ask!r}")
+
+
+def grade(question: Question, layout: Layout | Tensor, typed: str) -> Verdict:
+    """Grade what a student typed against the answer candela computes.
+
+    The message says right or wrong, names the expected value when the answer
+    was wrong, and gives the lesson's one-line reason; ``Verdict.worked`` is
+    the answer worked out in numbers from the layout (see :func:`explain`).
+    """
+    expected = expected_answer(question, layout)
+    worked = explain(question, layout)
+    try:
+        given = parse_typed(question, typed)
+    except ValueError as exc:
+        return Verdict(False, False, str(exc), expected, None, worked)
+    what = describe(question, layout)
+    if given == expected:
+        message = f"Right: {what} is {format_answer(expected)}. {question.why}"
+        return Verdict(True, True, message, expected, given, worked)
+    message = (
+        f"Not quite: you said {format_answer(given)}, but {what} is "
+        f"{format_answer(expected)}. {question.why}"
+    )
+    return Verdict(False, True, message, expected, given, worked)
+
+
+def check_answer(question: Question, layout: Layout | Tensor, typed_text: str) -> tuple[bool, str]:
+    """``(correct, message)`` for what a student typed; the message gives the reason.
+
+    A wrong answer's message names the expected value; text that is not an
+    answer at all (``abc``) is not correct and the message says what to type,
+    without revealing the answer (see :func:`grade` to tell the two apart).
+    """
+    verdict = grade(question, layout, typed_text)
+    return verdict.correct, verdict.message
+
+
+def parse_typed(question: Question, typed: str) -> Answer:
+    """Read a typed answer without evaluating it: ``-7``, ``(4, 1)``, ``4 1``, ``yes``.
+
+    Raises ``ValueError`` with a message saying what to type instead.
+    """
+    _, kind = ASKS[question.ask]
+    text = _normalise(typed)
+    shown = typed.strip()[:40]
+    if kind is bool:
+        words = {
+            "true": True,
+            "yes": True,
+            "y": True,
+            "t": True,
+            "false": False,
+            "no": False,
+            "n": False,
+            "f": False,
+        }
+        if text.lower() in words:
+            return words[text.lower()]
+        raise ValueError(f"Could not read {shown!r} as yes or no: type True or False.")
+    if kind is int:
+        value = _read_int(text)
+        if value is None:
+            raise ValueError(
+                f"Could not read {shown!r} as a whole number: type one, like -7 or 12."
+            )
+        return value
+    inner = text
+    if len(inner) >= 2 and (inner[0], inner[-1]) in (("(", ")"), ("[", "]")):
+        inner = inner[1:-1]
+    tokens = [t for t in re.split(r"[,\s]+", inner) if t]
+    values = [_read_int(t) for t in tokens]
+    if not values or any(v is None for v in values) or len(values) > MAX_RANK:
+        raise ValueError(f"Could not read {shown!r} as a shape: type whole numbers, like (4, 3).")
+    return tuple(v for v in values if v is not None)
+
+
+def format_answer(value: Answer) -> str:
+    """An answer as Python prints it: ``-7``, ``(4, 3)``, ``(5,)``, ``True``."""
+    if isinstance(value, tuple):
+        return repr(tuple(int(v) for v in value))
+    return repr(value)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _as_layout(value: Any) -> Any:
+    # A Tensor carries its layout; a Layout is its own.
+    layout = getattr(value, "layout", None)
+    return value if layout is None or callable(layout) else layout
+
+
+def _axis(question: Question, layout: Any) -> int:
+    rank = len(layout.shape)
+    axis = question.axis
+    if axis is None or not -rank <= axis < rank:
+        raise IndexError(f"axis {axis} is out of range for a rank-{rank} layout")
+    return axis % rank
+
+
+def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    # The walk's step `after` and its successor, each (index, position, axis, delta).
+    after = question.after if question.after is not None else -1
+    if not 0 <= after < layout.len - 1:
+        raise IndexError(f"walk step {after} has no successor in a walk of {layout.len} steps")
+    previous = None
+    for k, step in enumerate(layout.walk()):
+        index, position, axis, delta = tuple(step)
+        current = (tuple(int(i) for i in index), int(position), axis, delta)
+        if k == after + 1:
+            assert previous is not None
+            return previous, current
+        previous = current
+    raise IndexError(f"walk step {after} has no successor")  # pragma: no cover
+
+
+def _read_count(question: Question, layout: Any) -> int:
+    position = question.position if question.position is not None else -1
+    return sum(1 for p in layout.strided_indices() if p == position)
+
+
+def _normalise(typed: str) -> str:
+    if not isinstance(typed, str):
+        return ""
+    text = typed.strip()[:_MAX_TYPED]
+    # Slides and phones type a real minus sign or a dash; read them as '-'.
+    for dash in ("\u2212", "\u2013", "\u2014", "\ufe63", "\uff0d"):
+        text = text.replace(dash, "-")
+    return text
+
+
+def _read_int(token: str) -> int | None:
+    match = re.fullmatch(r"([+-]?)\s*(\d{1,18})", token.strip())
+    if match is None:
+        return None
+    value = int(match.group(2))
+    return -value if match.group(1) == "-" else value
+
+
+def _num(value: int) -> str:
+    return f"({value})" if value < 0 else str(value)
+
+
+def _signed(value: int) -> str:
+    return f"- {-value}" if value < 0 else f"+ {value}"
+
+
+def _index(value: int, rank: int) -> str:
+    return repr(tuple([value] * rank))

@@ -1,0 +1,316 @@
+"""The pipeline: a chain of Layout derivations written as Python method-chain text.
+
+A pipeline such as ``.transpose().slice(s[0:2, ::-1]).broadcast((2, 4, 2))`` is
+parsed with :mod:`ast` and checked against a whitelist of zero-copy derivations
+(plus ``as_contiguous``, the one copy) whose arguments must be literal integers,
+tuples or lists of integers, or ``s[...]`` subscripts. Nothing typed is ever
+evaluated: the text becomes a list of :class:`Step` values, which format back
+to canonical text and are applied one by one to a starting tensor. Every error
+names the step number, the step's text and the reason.
+
+>>> steps = parse(".transpose().slice(s[0:2, ::-1])")
+>>> [step.name for step in steps]
+['transpose', 'slice']
+>>> format_pipeline(steps)
+'.transpose().slice(s[0:2, ::-1])'
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
+    from candela import Tensor
+
+# One item of an ``s[...]`` subscript: an integer (select one, keep the axis) or a slice.
+SliceItem = Union[int, slice]
+
+#: The largest number of elements a step may produce: walking or copying more
+#: would take the page (and the server's memory) down with it.
+MAX_ELEMENTS = 1 << 20
+
+# op name -> the kinds of its positional arguments, one tuple per accepted arity.
+# "int": an integer literal; "ints": a tuple or list of integer literals (or one
+# integer); "slices": an ``s[...]`` subscript.
+SIGNATURES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "view": (("ints",),),
+    "slice": (("slices",),),
+    "narrow": (("int", "int", "int"),),
+    "transpose": ((), ("int", "int")),
+    "transpose_axes": (("ints",),),
+    "broadcast": (("ints",),),
+    "rotate_axis_innermost": (("int",),),
+    "as_contiguous": ((),),
+}
+
+#: The whitelisted operation names, in the order the app offers them.
+OPS: tuple[str, ...] = tuple(SIGNATURES)
+
+# Readable argument names, for messages and the app's widgets.
+ARG_NAMES: dict[str, tuple[str, ...]] = {
+    "view": ("shape",),
+    "slice": ("ranges",),
+    "narrow": ("dim", "start", "length"),
+    "transpose": ("dim0", "dim1"),
+    "transpose_axes": ("axes",),
+    "broadcast": ("shape",),
+    "rotate_axis_innermost": ("axis",),
+    "as_contiguous": (),
+}
+
+
+class PipelineError(ValueError):
+    """A pipeline that cannot be parsed or applied.
+
+    ``step`` is the 1-based step number (0 when the text as a whole is wrong),
+    ``text`` the step's text and ``reason`` what is wrong with it.
+    """
+
+    def __init__(self, step: int, text: str, reason: str) -> None:
+        self.step = step
+        self.text = text
+        self.reason = reason
+        if step:
+            message = f"step {step} `{text}`: {reason}"
+        else:
+            message = f"pipeline `{text}`: {reason}" if text else reason
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One derivation of a pipeline: the method name and its literal arguments."""
+
+    name: str
+    args: tuple = ()
+
+    def __str__(self) -> str:
+        return format_step(self)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _format_slice_item(item: SliceItem) -> str:
+    if isinstance(item, int):
+        return str(item)
+    text = ("" if item.start is None else str(item.start)) + ":"
+    text += "" if item.stop is None else str(item.stop)
+    if item.step is not None:
+        text += f":{item.step}"
+    return text
+
+
+def _format_arg(value: object) -> str:
+    if isinstance(value, SliceSpec):
+        return "s[" + ", ".join(_format_slice_item(i) for i in value.items) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(str(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return str(value)
+
+
+def format_step(step: Step) -> str:
+    """Canonical text of one step, e.g. ``.narrow(0, 1, 2)``."""
+    return f".{step.name}(" + ", ".join(_format_arg(a) for a in step.args) + ")"
+
+
+def format_pipeline(steps: list[Step] | tuple[Step, ...]) -> str:
+    """Canonical text of a whole pipeline; ``parse`` reads it back to the same steps."""
+    return "".join(format_step(step) for step in steps)
+
+
+@dataclass(frozen=True)
+class SliceSpec:
+    """The items of an ``s[...]`` subscript, kept as plain ints and slices."""
+
+    items: tuple
+
+    def __hash__(self) -> int:  # slice objects are unhashable before Python 3.12
+        return hash(tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in self.items))
+
+
+# --------------------------------------------------------------------------- parsing
+
+_ROOT = "_candela_root_"
+
+
+class _Reject(Exception):
+    """A reason to refuse a node, caught and turned into a PipelineError."""
+
+
+def _int_literal(node: ast.AST, what: str) -> int:
+    # An integer literal, optionally signed: never a bool, float or name.
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    raise _Reject(f"{what} must be an integer literal, got `{ast.unparse(node)}`")
+
+
+def _ints_literal(node: ast.AST, what: str) -> tuple[int, ...]:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_int_literal(e, f"each entry of {what}") for e in node.elts)
+    return (_int_literal(node, what),)
+
+
+def _slice_item(node: ast.AST) -> SliceItem:
+    if isinstance(node, ast.Slice):
+        bounds = []
+        for part, label in ((node.lower, "start"), (node.upper, "stop"), (node.step, "step")):
+            bounds.append(None if part is None else _int_literal(part, f"a slice {label}"))
+        return slice(*bounds)
+    return _int_literal(node, "a slice index")
+
+
+def _slices_literal(node: ast.AST, what: str) -> SliceSpec:
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+            and node.value.id == "s"):
+        raise _Reject(f"{what} must be written as s[...], got `{ast.unparse(node)}`")
+    inner = node.slice
+    elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+    return SliceSpec(tuple(_slice_item(e) for e in elements))
+
+
+_READERS = {"int": _int_literal, "ints": _ints_literal, "slices": _slices_literal}
+
+
+def _read_step(call: ast.Call) -> Step:
+    name = call.func.attr  # type: ignore[attr-defined]
+    if name not in SIGNATURES:
+        allowed = ", ".join(OPS)
+        raise _Reject(f"`{name}` is not an operation the explorer knows (use one of {allowed})")
+    if call.keywords:
+        raise _Reject("pass arguments by position, not by keyword")
+    arities = SIGNATURES[name]
+    kinds = next((k for k in arities if len(k) == len(call.args)), None)
+    if kinds is None:
+        counts = " or ".join(str(len(k)) for k in arities)
+        raise _Reject(f"`{name}` takes {counts} argument(s), got {len(call.args)}")
+    names = ARG_NAMES[name]
+    args = tuple(
+        _READERS[kind](arg, names[i] if i < len(names) else "argument")
+        for i, (kind, arg) in enumerate(zip(kinds, call.args))
+    )
+    return Step(name, args)
+
+
+def _segment(source: str, node: ast.AST, start_node: ast.AST | None) -> str:
+    # The typed text of one step: from the end of the chain before it to its own end.
+    lines = source.splitlines(keepends=True)
+
+    def offset(line: int, col: int) -> int:
+        return sum(len(x) for x in lines[: line - 1]) + col
+
+    start = offset(start_node.end_lineno, start_node.end_col_offset) if start_node else 0
+    end = offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+    return " ".join(source[start:end].split())
+
+
+def parse(text: str) -> list[Step]:
+    """Parse pipeline text into steps, without evaluating anything.
+
+    Empty text is the empty pipeline. Raises :class:`PipelineError` naming the
+    step and the reason for anything outside the whitelist.
+
+    >>> parse(".narrow(0, 1, 2).broadcast((2, 2, 4))")
+    [Step(name='narrow', args=(0, 1, 2)), Step(name='broadcast', args=((2, 2, 4),))]
+    >>> parse(".__class__()")
+    Traceback (most recent call last):
+    ...
+    explorer.pipeline.PipelineError: step 1 `.__class__()`: `__class__` is not an operation ...
+    """
+    if not isinstance(text, str):
+        raise PipelineError(0, "", f"the pipeline must be text, got {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped:
+        return []
+    if not stripped.startswith("."):
+        raise PipelineError(0, stripped, "a pipeline starts with a method call such as `.transpose()`")
+    source = f"({_ROOT}\n{stripped}\n)"
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        raise PipelineError(0, stripped, f"not valid method-chain syntax ({exc.msg})") from None
+
+    # Unwind the chain from the outermost call inwards, then number steps in order.
+    chain: list[ast.AST] = []
+    node = tree.body
+    while not (isinstance(node, ast.Name) and node.id == _ROOT):
+        chain.append(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        else:
+            raise PipelineError(0, stripped, "only a chain of method calls is allowed")
+    root = node
+    chain.reverse()
+
+    steps: list[Step] = []
+    before = root  # the node whose end is where the current step's text starts
+    for i, node in enumerate(chain):
+        if isinstance(node, ast.Attribute):
+            following = chain[i + 1] if i + 1 < len(chain) else None
+            if isinstance(following, ast.Call) and following.func is node:
+                continue  # the attribute is the head of the call that follows
+        number = len(steps) + 1
+        segment = _segment(source, node, before)
+        before = node
+        if isinstance(node, ast.Attribute):
+            raise PipelineError(number, segment, "expected a call such as `.transpose()`, "
+                                                 "not a bare attribute")
+        if isinstance(node, ast.Subscript):
+            raise PipelineError(number, segment, "indexing is not a pipeline step")
+        try:
+            steps.append(_read_step(node))  # type: ignore[arg-type]
+        except _Reject as exc:
+            raise PipelineError(number, segment, str(exc)) from None
+    return steps
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def apply_step(tensor: Tensor, step: Step) -> Tensor:
+    """Apply one step to a tensor, raising candela's errors unchanged."""
+    from candela import s
+
+    if step.name == "slice":
+        (spec,) = step.args
+        return tensor.slice(s[spec.items])
+    if step.name in ("broadcast", "view"):
+        (shape,) = step.args
+        if _count(shape) > MAX_ELEMENTS and all(v >= 0 for v in shape):
+            raise ValueError(f"shape {shape} has {_count(shape):,} elements; "
+                             f"the explorer handles at most {MAX_ELEMENTS:,}")
+        return getattr(tensor, step.name)(shape)
+    if step.name == "transpose_axes":
+        return tensor.transpose_axes(step.args[0])
+    return getattr(tensor, step.name)(*step.args)
+
+
+def apply(steps: list[Step], start: Tensor) -> list[Tensor]:
+    """Apply the steps in order; return every state, ``start`` first.
+
+    Raises :class:`PipelineError` naming the first step that fails and the
+    library's own words for why.
+    """
+    states = [start]
+    for number, step in enumerate(steps, 1):
+        try:
+            states.append(apply_step(states[-1], step))
+        except (ValueError, IndexError, TypeError) as exc:
+            raise PipelineError(number, format_step(step), str(exc)) from exc
+    return states

@@ -1,0 +1,199 @@
+// Candela Explorer, in the browser: the traversal animation and hover linking.
+//
+// Every callback of the page runs this one module; `args.action` says which
+// (play, pause, back, forward, scrub, speed, reset, hover-logical, hover-buffer).
+// All frames are precomputed on the server into `args.frames` (one row per
+// logical element in walk order: pos, prev, axis, delta); row k of
+// `args.logical` is logical element k and row p of `args.buffer` is buffer
+// position p, so a frame is a few array reads and no server round trip.
+// Play state lives in a Map keyed by the frames source, shared by all
+// callbacks of one page.
+
+const STATES = (globalThis.__candelaTraverse ??= new Map())
+
+function stateOf(args) {
+  let st = STATES.get(args.frames.id)
+  if (st === undefined) {
+    st = {timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false}
+    STATES.set(args.frames.id, st)
+  }
+  return st
+}
+
+const count = (args) => args.frames.data.pos.length
+
+function clamp(k, n) {
+  return Math.max(0, Math.min(n - 1, k))
+}
+
+function escape(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;")
+}
+
+// Draw frame k: both cursors, the jump arc over the buffer and the odometer.
+export function render(args, k) {
+  const {logical, buffer, frames, cursor_logical, cursor_buffer, jump, odometer} = args
+  const n = count(args)
+  if (n === 0 || logical.data.x.length !== n) {
+    cursor_logical.data = {x: [], y: [], k: []}
+    cursor_buffer.data = {x: [], y: [], pos: []}
+    jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
+    odometer.text = n === 0 ? '<span class="candela-odometer">no elements to walk</span>' : odometer.text
+    return
+  }
+  k = clamp(k, n)
+  const pos = frames.data.pos[k]
+  const prev = frames.data.prev[k]
+  const axis = frames.data.axis[k]
+  const delta = frames.data.delta[k]
+  cursor_logical.data = {x: [logical.data.x[k]], y: [logical.data.y[k]], k: [k]}
+  cursor_buffer.data = {x: [buffer.data.x[pos]], y: [buffer.data.y[pos]], pos: [pos]}
+
+  if (k > 0 && delta !== 0) {
+    // An arc above the buffer row from the previous cell to this one.
+    const x0 = buffer.data.x[prev], y0 = buffer.data.y[prev] + 0.45
+    const x1 = buffer.data.x[pos], y1 = buffer.data.y[pos] + 0.45
+    const lift = 0.6 + Math.min(2.5, 0.12 * Math.abs(x1 - x0))
+    const top = Math.max(y0, y1) + lift
+    jump.data = {
+      x0: [x0], y0: [y0], x1: [x1], y1: [y1],
+      cx0: [x0], cy0: [top], cx1: [x1], cy1: [top],
+      color: [delta < 0 ? args.backward : args.forward],
+    }
+  } else {
+    jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
+  }
+
+  const index = escape(logical.data.index[k])
+  let step
+  if (k === 0) {
+    step = `start at the offset: position <b>${pos}</b>`
+  } else {
+    const sign = delta >= 0 ? "+" : "−"
+    const word = delta < 0 ? "backward" : delta === 0 ? "stays" : "forward"
+    step = `axis <span class="candela-odometer-axis">${axis}</span> stepped · ` +
+      `<span class="candela-odometer-delta">${sign}${Math.abs(delta)}</span> = adj_stride[${axis}] ` +
+      `(${word}) · position ${prev} → <b>${pos}</b>`
+  }
+  odometer.text =
+    `<span class="candela-odometer">element ${k + 1} of ${n} · index ` +
+    `<b class="candela-odometer-index">${index}</b> · ${step}</span>`
+}
+
+function stop(st) {
+  if (st.timer !== null) {
+    cancelAnimationFrame(st.timer)
+    st.timer = null
+  }
+}
+
+// Show frame k and move the scrub slider to it. Redrawing the slider costs more
+// than a whole frame of cells, so while playing it follows at most every 100 ms.
+function show(args, st, k, force) {
+  st.frame = clamp(k, count(args))
+  render(args, st.frame)
+  const now = performance.now()
+  if (force || now - st.sliderAt >= 100) {
+    st.sliderAt = now
+    st.moving = true
+    args.slider.value = st.frame
+    st.moving = false
+  }
+}
+
+// Play at `speed` frames of the walk per second, paced by the clock: when the
+// browser paints slower than the speed, a paint advances more than one frame.
+function play(args, st) {
+  stop(st)
+  const n = count(args)
+  if (n <= 1) return
+  if (st.frame >= n - 1) show(args, st, 0, true)
+  const fps = Math.max(1, Number(args.speed.value) || 1)
+  const start = performance.now()
+  const first = st.frame
+  st.fps = fps
+  const tick = (now) => {
+    const last = count(args) - 1
+    const target = Math.min(last, first + Math.floor(((now - start) * fps) / 1000))
+    if (target > st.frame) show(args, st, target, target >= last)
+    st.timer = st.frame >= last ? null : requestAnimationFrame(tick)
+  }
+  st.timer = requestAnimationFrame(tick)
+}
+
+function hoverLogical(args, indices) {
+  const {logical, buffer, hover_logical, hover_buffer} = args
+  if (indices.length === 0) {
+    hover_logical.data = {x: [], y: []}
+    hover_buffer.data = {x: [], y: []}
+    return
+  }
+  const k = indices[0]
+  const pos = logical.data.pos[k]
+  hover_logical.data = {x: [logical.data.x[k]], y: [logical.data.y[k]]}
+  hover_buffer.data = {x: [buffer.data.x[pos]], y: [buffer.data.y[pos]]}
+}
+
+function hoverBuffer(args, indices) {
+  const {logical, buffer, hover_logical, hover_buffer} = args
+  if (indices.length === 0) {
+    hover_logical.data = {x: [], y: []}
+    hover_buffer.data = {x: [], y: []}
+    return
+  }
+  const p = indices[0]
+  const xs = [], ys = []
+  const pos = logical.data.pos
+  for (let k = 0; k < pos.length; k++) {
+    if (pos[k] === p) {
+      xs.push(logical.data.x[k])
+      ys.push(logical.data.y[k])
+    }
+  }
+  hover_logical.data = {x: xs, y: ys}
+  hover_buffer.data = {x: [buffer.data.x[p]], y: [buffer.data.y[p]]}
+}
+
+export default function (args, obj, data) {
+  const st = stateOf(args)
+  const slider = args.slider
+  const n = count(args)
+  switch (args.action) {
+    case "play":
+      play(args, st)
+      break
+    case "pause":
+      stop(st)
+      show(args, st, st.frame, true)
+      break
+    case "back":
+      stop(st)
+      show(args, st, st.frame - 1, true)
+      break
+    case "forward":
+      stop(st)
+      show(args, st, st.frame + 1, true)
+      break
+    case "scrub":
+      if (!st.moving) {
+        st.frame = clamp(slider.value, n)
+        render(args, st.frame)
+      }
+      break
+    case "speed":
+      if (st.timer !== null) play(args, st)
+      break
+    case "reset":
+      // New frames from the server: the other sources may land later in the same
+      // message, so draw once the message is applied.
+      stop(st)
+      setTimeout(() => show(args, st, 0, true), 0)
+      break
+    case "hover-logical":
+      hoverLogical(args, data?.index?.indices ?? [])
+      break
+    case "hover-buffer":
+      hoverBuffer(args, data?.index?.indices ?? [])
+      break
+  }
+}

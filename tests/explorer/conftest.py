@@ -1,0 +1,80 @@
+"""Fixtures for the explorer's tests: the app served in-process and Debian's Chromium.
+
+Browser tests (marked ``browser``) drive ``/usr/bin/chromium`` through
+pytest-playwright. Under ``CI=true`` a missing browser fails the run; locally
+those tests skip with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+
+import pytest
+
+CHROMIUM = os.environ.get("CANDELA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not path:
+        message = f"Debian's Chromium is not at {CHROMIUM}: apt-get install chromium"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_path):
+    # pytest-playwright has no option for the executable; Playwright's own browser
+    # cannot be downloaded here.
+    return {**browser_type_launch_args, "executable_path": chromium_path, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def explorer_server():
+    """The app served in-process on a free port; yields its base URL."""
+    import panel as pn
+
+    from explorer.app import app
+
+    port = free_port()
+    server = pn.serve({"/": app}, port=port, address="127.0.0.1", threaded=True, show=False,
+                      title="Candela Explorer")
+    yield f"http://127.0.0.1:{port}/"
+    server.stop()
+
+
+@pytest.fixture
+def open_explorer(page, explorer_server):
+    """Open the app at a query string and wait until its fields and models are on the page."""
+
+    def open_(query: str = ""):
+        page.goto(explorer_server + query)
+        page.wait_for_function(
+            "() => window.Bokeh && Bokeh.documents.length > 0"
+            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null")
+        page.locator(".candela-shape").wait_for()
+        return page
+
+    return open_

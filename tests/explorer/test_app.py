@@ -1,0 +1,223 @@
+"""Model-level tests of the Explorer: set state from Python and widgets, read fields and errors.
+
+No browser here: the Panel and Bokeh objects are read directly. What the
+tests read are the contract's names (``layout``, ``error``, the CSS classes in
+the fields' HTML, the Bokeh model names).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("panel")
+
+from bokeh.document import Document  # noqa: E402
+
+from explorer import columns as C  # noqa: E402
+from explorer.app import Explorer  # noqa: E402
+from explorer.state import StateError, parse_shape  # noqa: E402
+
+
+def field(ex: Explorer, name: str) -> str:
+    match = re.search(rf'class="candela-{name}">([^<]*)<', ex.fields_pane.object)
+    assert match, f"no candela-{name} in the fields"
+    return match.group(1)
+
+
+def error_text(ex: Explorer) -> str:
+    return re.search(r'class="candela-error">(.*)</div>', ex._error_pane.object, re.S).group(1)
+
+
+def test_constructed_state_shows_in_the_fields():
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    assert ex.error is None and error_text(ex) == ""
+    assert ex.layout.shape == (4, 3)
+    assert [field(ex, n) for n in ("shape", "stride", "adj-stride", "offset", "len",
+                                   "is-contiguous", "is-transposed")] == \
+        ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
+    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in ex.fields_pane.object
+
+
+def test_setting_ops_updates_layout_fields_and_column_data():
+    ex = Explorer(shape=(3, 4))
+    assert ex.logical_source.data["pos"].tolist() == list(range(12))
+    ex.ops = ".transpose()"
+    assert ex.layout.stride == (1, 4)
+    assert field(ex, "shape") == "(4, 3)"
+    assert ex.logical_source.data["pos"].tolist() == ex.layout.positions().tolist()
+    assert ex.frames_source.data["delta"].tolist()[3] == -7
+    assert ex.ops_input.value == ".transpose()"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"ops": ".view((5, 5))"}, "step 2 `.view((5, 5))`"),
+        ({"ops": ".transpose().transpose(0, 7)"}, "step 2"),
+        ({"ops": ".transpose().abc()"}, "`abc` is not an operation"),
+        ({"ops": ".transpose("}, "not valid method-chain syntax"),
+        ({"shape": "3,-1"}, "negative"),
+        ({"shape": "abc"}, "not a whole number"),
+        ({"shape": "1,2,3,4,5,6,7,8,9"}, "rank 9"),
+    ],
+)
+def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    before = (ex.layout, dict(ex.logical_source.data), ex.fields_pane.object)
+    if "ops" in change and change["ops"].startswith(".view"):
+        change = {"ops": ".transpose()" + change["ops"]}
+    ex.param.update(**change)
+    assert ex.error and words in ex.error
+    assert words.split("`")[0] in error_text(ex)
+    assert ex.layout == before[0]
+    assert ex.fields_pane.object == before[2]
+    assert ex.logical_source.data["pos"].tolist() == before[1]["pos"].tolist()
+    ex.ops = ".transpose().slice(s[1:])"
+    ex.shape = (3, 4)
+    assert ex.error is None and error_text(ex) == ""
+
+
+def test_bad_state_at_construction_shows_the_default_under_the_message():
+    ex = Explorer(shape=(3, -1))
+    assert "negative" in ex.error
+    assert ex.layout.shape == (3, 4)
+
+
+def test_widgets_and_text_write_one_pipeline():
+    ex = Explorer(shape=(3, 4))
+    ex.op_buttons["narrow"].clicks += 1
+    assert ex.op_choice.value == "narrow"
+    dim, start, length = ex.arg_widgets["narrow"]
+    dim.value, start.value, length.value = 0, 1, 2
+    ex.add_button.clicks += 1
+    assert ex.ops == ".narrow(0, 1, 2)" and ex.layout.shape == (2, 4) and ex.layout.offset == 4
+    ex.op_buttons["slice"].clicks += 1
+    ex.arg_widgets["slice"][0].value = ":, ::-1"
+    ex.add_button.clicks += 1
+    assert ex.ops == ".narrow(0, 1, 2).slice(s[:, ::-1])"
+    assert ex.layout.stride == (4, -1)
+    ex.ops_input.value = ".transpose()"  # typing is the same pipeline
+    assert ex.ops == ".transpose()" and ex.layout.shape == (4, 3)
+
+
+def test_argument_widgets_cannot_smuggle_code():
+    ex = Explorer(shape=(3, 4))
+    ex.op_buttons["view"].clicks += 1
+    ex.arg_widgets["view"][0].value = "12), __import__('os').system('true'"
+    ex.add_button.clicks += 1
+    assert ex.error and ex.ops == "" and ex.layout.shape == (3, 4)
+
+
+@pytest.mark.parametrize("op", ["view", "slice", "narrow", "transpose", "transpose_axes",
+                                "broadcast", "rotate_axis_innermost", "as_contiguous"])
+def test_every_op_button_adds_a_step_with_its_default_arguments(op):
+    ex = Explorer(shape=(3, 4))
+    ex.op_buttons[op].clicks += 1
+    ex.add_button.clicks += 1
+    assert ex.ops.startswith(f".{op}(")
+    assert ex.error is None, ex.error
+
+
+def test_undo_and_reset_walk_back_through_good_states():
+    ex = Explorer(shape=(3, 4))
+    ex.ops = ".transpose()"
+    ex.ops = ".transpose().slice(s[1:])"
+    ex.ops = ".bad()"  # not recorded
+    assert ex.layout.shape == (3, 3)
+    ex.ops = ".transpose().slice(s[1:])"  # the same good state again: not recorded twice
+    ex.shape = (2, 3)
+    assert ex.layout.shape == (2, 2)
+    ex.undo()
+    assert (ex.shape, ex.ops) == ((3, 4), ".transpose().slice(s[1:])")
+    ex.undo()
+    assert ex.ops == ".transpose()"
+    ex.reset()
+    assert ex.ops == "" and ex.layout.shape == (3, 4)
+    ex.undo()
+    assert ex.ops == ".transpose()"
+
+
+def test_step_selection_shows_before_and_after():
+    ex = Explorer(shape=(3, 4), ops=".transpose().narrow(0, 1, 2)")
+    assert list(ex.step_select.options.values()) == [1, 2]
+    ex.step_select.value = 1
+    assert "before: (3, 4):(4, 1) adj (1, 1) offset 0" in ex.step_pane.object
+    assert "after:  (4, 3):(1, 4) adj (-7, 4) offset 0" in ex.step_pane.object
+    ex.step_select.value = 2
+    assert "after:  (2, 3):(1, 4) adj (-7, 4) offset 1" in ex.step_pane.object
+
+
+def test_strides_in_bytes_for_a_chosen_dtype():
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    ex.unit = "float32"
+    assert field(ex, "stride") == "(4, 16)" and field(ex, "adj-stride") == "(-28, 16)"
+    assert "bytes" in ex.fields_pane.object
+    assert field(ex, "shape") == "(4, 3)"
+
+
+def test_as_contiguous_says_it_copied():
+    ex = Explorer(shape=(3, 4), ops=".transpose().as_contiguous()")
+    assert "copy" in ex.buffer_heading.object and "candela-copy-note" in ex.fields_pane.object
+    assert ex.buffer_source.data["value"] == [str(v) for v in ex.tensor.buffer.tolist()]
+
+
+def test_too_many_elements_show_a_summary_not_cells():
+    ex = Explorer(shape=(256, 256), ops=".transpose()")
+    assert ex.error is None and ex.summary_pane.visible
+    assert "65,536 elements" in ex.summary_pane.object
+    assert len(ex.logical_source.data["x"]) == 0
+    assert field(ex, "shape") == "(256, 256)"
+    ex.shape = (64, 64)
+    assert not ex.summary_pane.visible and len(ex.logical_source.data["x"]) == 4096
+
+
+def test_models_are_named_for_tests_and_scripts_to_find():
+    ex = Explorer(shape=(3, 4))
+    doc = Document()
+    root = ex.__panel__().get_root(doc)
+    for name in ("logical-source", "buffer-source", "frames-source", "cursor-logical-source",
+                 "cursor-buffer-source", "jump-source", "hover-logical-source",
+                 "hover-buffer-source", "frame-slider", "speed-slider", "odometer",
+                 "logical-figure", "buffer-figure", "play-button"):
+        assert root.select_one({"name": name}) is not None, name
+
+
+def test_traversal_script_ships_inside_the_package():
+    from explorer.app import TRAVERSE_JS
+
+    text = TRAVERSE_JS.read_text()
+    assert TRAVERSE_JS.suffix == ".mjs" and "export default" in text
+    ex = Explorer()
+    callbacks = ex.frame_slider.js_property_callbacks["change:value"]
+    assert callbacks[0].code == text and callbacks[0].args["action"] == "scrub"
+
+
+def test_importing_the_package_has_no_side_effects():
+    import subprocess
+    import sys
+
+    code = "import sys, explorer; print('panel' in sys.modules, 'bokeh' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(("text", "shape"), [("3,4", (3, 4)), (" (2, 3, 4) ", (2, 3, 4)),
+                                             ("5", (5,)), ("0,3", (0, 3)), ([2, 2], (2, 2))])
+def test_parse_shape_reads_text_and_sequences(text, shape):
+    assert parse_shape(text) == shape
+
+
+@pytest.mark.parametrize("bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "2048,2048",
+                                 True, 2.0, (3, "4"), None])
+def test_parse_shape_refuses_with_a_message(bad):
+    with pytest.raises(StateError):
+        parse_shape(bad)
+
+
+def test_empty_tensor_draws_nothing_and_does_not_crash():
+    ex = Explorer(shape=(0, 3))
+    assert ex.error is None and field(ex, "len") == "0"
+    assert len(ex.frames_source.data["pos"]) == 0
+    assert C.columns_for(ex.tensor).buffer["pos"].tolist() == []

@@ -1,0 +1,132 @@
+"""The explorer in Debian's Chromium: URL state, widgets, typed text, errors, play and hover.
+
+Each test waits on state (DOM text or Bokeh models found by name), never on time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+FIELDS = ("shape", "stride", "adj-stride", "offset", "len", "is-contiguous", "is-transposed")
+MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
+
+
+def fields(page) -> list[str]:
+    return [page.locator(f".candela-{name}").inner_text() for name in FIELDS]
+
+
+def model_js(body: str) -> str:
+    return f"() => {{ const m = {MODEL}; {body} }}"
+
+
+def test_url_state_shows_in_the_fields(open_explorer):
+    page = open_explorer("?shape=3,4&ops=.transpose()")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    assert fields(page) == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
+    expect(page.locator(".candela-adj-stride-work")).to_contain_text(
+        "adj_stride[0] = 1 - 4*(3-1) = -7")
+    expect(page.locator(".candela-error")).to_have_text("")
+
+
+def test_bad_url_values_show_a_message_and_the_default(open_explorer):
+    page = open_explorer("?shape=3,-1&ops=.transpose()")
+    expect(page.locator(".candela-error")).to_contain_text("negative")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")  # default shape, ops kept
+
+
+def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
+    page = open_explorer("?shape=3,4")
+    expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
+    page.locator(".candela-op-narrow button").click()
+    start = page.locator(".candela-arg-narrow-1 input")
+    start.fill("1")
+    start.press("Enter")
+    page.locator(".candela-arg-narrow-2 input").fill("2")
+    page.locator(".candela-arg-narrow-2 input").press("Enter")
+    page.locator(".candela-add-step button").click()
+    expect(page.locator(".candela-shape")).to_have_text("(2, 4)")
+    expect(page.locator(".candela-offset")).to_have_text("4")
+    expect(page.locator(".candela-ops-input input")).to_have_value(".narrow(0, 1, 2)")
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('.narrow(0, 1, 2)')")
+    # The buffer drawn in the browser follows: 4 of 12 cells read from position 4.
+    page.wait_for_function(model_js(
+        "const d = m('logical-source').data; return d.pos.length === 8 && d.pos[0] === 4"))
+
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".transpose()")
+    ops.press("Enter")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    assert fields(page) == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
+
+    ops.fill(".transpose().view((12,))")
+    ops.press("Enter")
+    expect(page.locator(".candela-error")).to_contain_text("step 2 `.view((12,))`")
+    assert fields(page) == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
+
+
+def test_play_advances_the_highlighted_cells_together(open_explorer):
+    page = open_explorer("?shape=3,4&ops=.transpose()")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
+    positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
+    assert positions == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+    page.evaluate(model_js("m('speed-slider').value = 20"))
+    page.locator(".bk-btn", has_text="play").click()
+    seen = []
+    last = 0
+    for _ in range(3):  # several frames, each read back from the models
+        page.wait_for_function(
+            model_js(f"return m('cursor-logical-source').data.k[0] > {last}"))
+        k, pos, text = page.evaluate(model_js(
+            "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0],"
+            " m('odometer').text]"))
+        seen.append(k)
+        assert pos == positions[k], "the buffer cell lights up with its logical cell"
+        last = k
+    assert seen == sorted(seen) and len(set(seen)) == 3
+    page.wait_for_function(model_js("return m('frame-slider').value === 11"))
+    text = page.evaluate(model_js("return m('odometer').text"))
+    assert "element 12 of 12" in text and "[3, 2]" in text and "adj_stride[1]" in text
+    # The last jump (position 7 -> 11) is forward; a row change (e.g. frame 3) is backward.
+    page.locator(".bk-btn", has_text="pause").click()
+    page.evaluate(model_js("m('frame-slider').value = 3"))
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
+    color = page.evaluate(model_js("return m('jump-source').data.color[0]"))
+    assert color == "#D55E00"
+    expect(page.locator(".candela-odometer-delta")).to_have_text("−7")
+
+
+def _cell_point(page, figure: str, x: float, y: float) -> tuple[float, float]:
+    return tuple(page.evaluate(
+        """([name, x, y]) => {
+            const fig = Bokeh.documents[0].get_model_by_name(name);
+            const view = Bokeh.index.find_one(fig);
+            const r = view.canvas_view.el.getBoundingClientRect();
+            return [r.left + view.frame.x_scale.compute(x), r.top + view.frame.y_scale.compute(y)];
+        }""", [figure, x, y]))
+
+
+def test_hover_links_logical_and_buffer_cells(open_explorer):
+    page = open_explorer("?shape=4&ops=.broadcast((3, 4))")
+    data = page.evaluate(model_js("const d = m('logical-source').data;"
+                                  " return [Array.from(d.x), Array.from(d.y), Array.from(d.pos)]"))
+    xs, ys, pos = data
+    k = 5  # logical [1, 1] reads buffer position 1
+    page.mouse.move(*_cell_point(page, "logical-figure", xs[k], ys[k]))
+    page.wait_for_function(model_js("return m('hover-buffer-source').data.x.length === 1"))
+    buf = page.evaluate(model_js("const d = m('buffer-source').data;"
+                                 " const h = m('hover-buffer-source').data;"
+                                 " return [h.x[0] === d.x[1] && h.y[0] === d.y[1]]"))
+    assert buf == [True] and pos[k] == 1
+    # Hover the buffer cell: every logical cell reading it (three rows of a broadcast).
+    bx, by = page.evaluate(model_js("const d = m('buffer-source').data; return [d.x[2], d.y[2]]"))
+    page.mouse.move(*_cell_point(page, "buffer-figure", bx, by))
+    page.wait_for_function(model_js("return m('hover-logical-source').data.x.length === 3"))
+    linked = page.evaluate(model_js("const h = m('hover-logical-source').data;"
+                                    " return Array.from(h.x).map((x, i) => [x, h.y[i]])"))
+    expected = sorted([xs[i], ys[i]] for i in range(len(pos)) if pos[i] == 2)
+    assert sorted(linked) == expected

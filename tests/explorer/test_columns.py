@@ -1,0 +1,175 @@
+"""Column data, the animation arrays and the fields' text, checked against candela and NumPy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from candela import Layout, Tensor
+from explorer import columns as C
+from explorer.fields import adj_stride_work, contiguous_reason, field_values, transposed_reason
+from explorer.pipeline import apply, parse
+
+CHAINS = [
+    "",
+    ".transpose()",
+    ".transpose().slice(s[0:2, ::-1])",
+    ".slice(s[1:, ::2])",
+    ".narrow(1, 1, 2).transpose()",
+    ".slice(s[1]).broadcast((3, 3, 4))",
+    ".transpose().as_contiguous()",
+]
+
+
+def tensors():
+    for chain in CHAINS:
+        yield chain, apply(parse(chain), Tensor.arange((3, 4)))[-1]
+    yield "rank3", Tensor.arange((2, 3, 4)).transpose_axes((2, 0, 1))
+    yield "rank1", Tensor.arange((5,))
+    yield "empty", Tensor.arange((0, 3))
+
+
+@pytest.mark.parametrize(("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else "")
+def test_walk_arrays_agree_with_candela_walk(name, tensor):
+    layout = tensor.layout
+    walk = C.walk_arrays(layout)
+    steps = list(layout.walk())
+    assert [tuple(col) for col in walk.index.T.tolist()] == [s.index for s in steps]
+    assert walk.position.tolist() == [s.position for s in steps]
+    assert walk.axis.tolist() == [-1 if s.axis is None else s.axis for s in steps]
+    assert walk.delta.tolist() == [s.delta for s in steps]
+
+
+shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes, st.data())
+def test_walk_laws_hold_for_any_permuted_flipped_layout(shape, data):
+    # Laws: positions are NumPy's strided reads; each delta is the position change and
+    # equals adj_stride of the axis that stepped; that axis is the innermost non-zero index.
+    perm = data.draw(st.permutations(range(len(shape))))
+    flips = data.draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
+    t = Tensor.arange(shape).transpose_axes(tuple(perm))
+    ranges = tuple(slice(None, None, -1) if f else slice(None) for f in flips)
+    from candela import s
+
+    t = t.slice(s[ranges])
+    walk = C.walk_arrays(t.layout)
+    assert np.array_equal(t.buffer[walk.position], t.to_numpy().ravel())
+    assert np.array_equal(np.diff(walk.position), walk.delta[1:])
+    adj = np.array(t.layout.adj_stride)
+    assert np.array_equal(adj[walk.axis[1:]], walk.delta[1:])
+    for k in range(1, len(walk.position)):
+        nz = np.flatnonzero(walk.index[:, k])
+        assert walk.axis[k] == nz[-1]
+
+
+def test_walk_arrays_stay_vectorised_at_65536_elements():
+    t = Tensor.arange((256, 256)).transpose()
+    walk = C.walk_arrays(t.layout)
+    assert len(walk.position) == 65536
+    assert np.array_equal(walk.position, np.arange(65536).reshape(256, 256).T.ravel())
+
+
+def test_logical_columns_are_in_walk_order_with_values_read_from_the_buffer():
+    t = Tensor.arange((3, 4)).transpose()
+    cols = C.columns_for(t)
+    assert cols.logical["index"][:4] == ["[0, 0]", "[0, 1]", "[0, 2]", "[1, 0]"]
+    assert cols.logical["pos"].tolist() == t.layout.positions().tolist()
+    assert cols.logical["value"] == [str(v) for v in t.to_numpy().ravel().tolist()]
+    # Row-major cells: x is the column, -y the row.
+    assert cols.logical["x"].tolist()[:4] == [0, 1, 2, 0]
+    assert cols.logical["y"].tolist()[:4] == [0, 0, 0, -1]
+
+
+def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
+    t = apply(parse(".slice(s[1]).broadcast((3, 1, 4))"), Tensor.arange((3, 4)))[-1]
+    cols = C.columns_for(t)
+    reads = np.asarray(cols.buffer["reads"])
+    assert reads.tolist() == [0] * 4 + [3] * 4 + [0] * 4
+    assert cols.buffer["reads_label"][4] == "×3" and cols.buffer["reads_label"][0] == ""
+    assert all(c == C.GREY for c in np.asarray(cols.buffer["color"])[reads == 0])
+    # A read cell takes the colour of the first logical element that reads it.
+    first = np.asarray(cols.buffer["first_reader"])
+    for p in np.flatnonzero(reads):
+        assert cols.buffer["color"][p] == cols.logical["color"][first[p]]
+        assert cols.logical["pos"][first[p]] == p
+
+
+def test_every_cell_of_a_nested_grid_has_its_own_place():
+    for shape in [(5,), (3, 4), (2, 3, 4), (2, 2, 3, 4), (2, 2, 2, 2, 2, 2, 2, 2)]:
+        t = Tensor.arange(shape)
+        cols = C.columns_for(t)
+        xy = set(zip(cols.logical["x"].tolist(), cols.logical["y"].tolist()))
+        assert len(xy) == math.prod(shape)
+        grid = cols.grid
+        assert max(cols.logical["x"]) == grid.width - 1
+        assert -min(cols.logical["y"]) == grid.height - 1
+        lead = math.prod(shape[:-2]) if len(shape) > 2 else 0
+        assert len(cols.tiles["text"]) == lead
+
+
+def test_tile_labels_name_the_leading_indices():
+    cols = C.columns_for(Tensor.arange((2, 3, 4)))
+    assert cols.tiles["text"] == ["[0, :, :]", "[1, :, :]"]
+
+
+def test_above_the_detail_limit_only_a_summary_is_built():
+    t = Tensor.arange((128, 64)).transpose()
+    cols = C.columns_for(t)
+    assert cols.summary["elements"] == 8192 and len(cols.logical["x"]) == 0
+    assert cols.summary["backward"] == 63 and cols.summary["distinct"] == 8192
+    assert cols.summary["deltas"] == {1 - 64 * (128 - 1): 63, 64: 8192 - 64}
+    full = C.columns_for(Tensor.arange((64, 64)))
+    assert not full.summary and len(full.logical["x"]) == 4096
+
+
+def test_frames_carry_previous_position_for_the_jump():
+    cols = C.columns_for(Tensor.arange((3, 4)).transpose())
+    pos, prev = cols.frames["pos"], cols.frames["prev"]
+    assert prev[0] == pos[0] and prev[1:].tolist() == pos[:-1].tolist()
+
+
+def test_element_colours_are_distinct_and_from_viridis():
+    colors = C.element_colors(12)
+    assert len(set(colors.tolist())) == 12
+    from bokeh.palettes import Viridis256
+
+    assert set(colors.tolist()) <= set(Viridis256)
+
+
+@pytest.mark.parametrize(("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else "")
+def test_worked_adj_stride_evaluates_to_the_layouts_adj_stride(name, tensor):
+    # Law: each worked line, evaluated as arithmetic, gives the layout's own entry.
+    layout = tensor.layout
+    for d, line in enumerate(adj_stride_work(layout)):
+        lhs, rhs = line.split(" = ", 1)
+        assert lhs == f"adj_stride[{d}]"
+        expr, result = rhs.rsplit(" = ", 1)
+        assert int(result) == layout.adj_stride[d]
+        if not expr.startswith("stride"):
+            assert eval(expr, {"__builtins__": {}}) == layout.adj_stride[d]  # our own text
+
+
+def test_fields_print_as_python_does():
+    layout = Tensor.arange((3, 4)).transpose().layout
+    assert field_values(layout) == {
+        "shape": "(4, 3)", "stride": "(1, 4)", "adj-stride": "(-7, 4)", "offset": "0",
+        "len": "12", "is-contiguous": "False", "is-transposed": "True"}
+    assert field_values(layout, scale=4)["stride"] == "(4, 16)"
+
+
+def test_flag_reasons_point_at_the_first_break_of_the_walk():
+    transposed = Tensor.arange((3, 4)).transpose().layout
+    assert "adj_stride[1] = 4" in contiguous_reason(transposed)
+    assert "axis 0" in transposed_reason(transposed)
+    broadcast = Tensor.arange((4,)).broadcast((3, 4)).layout
+    assert "from [0, 3] to [1, 0]" in contiguous_reason(broadcast)
+    assert "broadcast" in transposed_reason(broadcast)
+    assert "in order" in contiguous_reason(Layout((3, 4)))
+    assert "0 or 1" in contiguous_reason(Layout((1,)))

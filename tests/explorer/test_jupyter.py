@@ -1,0 +1,137 @@
+"""``explorer.show`` and the Jupyter glue, without a kernel.
+
+What ``show`` is given (a Layout, a Tensor, a NumPy view, a torch-like tensor)
+must become the explorer's starting tensor with its real strides and offset;
+importing ``explorer`` must not touch Panel. The real kernel is in
+``test_notebook.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import explorer
+from candela import Layout, OpError, Tensor, s
+from explorer.jupyter import as_tensor, show
+
+
+class FakeTorch:
+    """Just enough of a torch.Tensor: strides and storage offset in elements."""
+
+    def __init__(self, shape, stride, offset, dtype="torch.float16", size=2):
+        self.shape, self._stride, self._offset = shape, stride, offset
+        self.dtype, self._size = dtype, size
+
+    def stride(self):
+        return self._stride
+
+    def storage_offset(self):
+        return self._offset
+
+    def element_size(self):
+        return self._size
+
+
+def field(ex, name: str) -> str:
+    (text,) = re.findall(rf'class="candela-{name}">([^<]*)<', ex.fields_pane.object)
+    return text
+
+
+def test_show_numpy_view_uses_its_buffer_strides_and_offset():
+    base = np.arange(24, dtype=np.int32).reshape(4, 6)
+    v = base.T[1::2, ::-1]  # offset inside the base, a negative stride
+    ex = show(v)
+    assert ex.error is None
+    t = ex.tensor
+    assert t.stride == tuple(st // v.itemsize for st in v.strides)
+    assert t.offset == (v.__array_interface__["data"][0]
+                        - base.__array_interface__["data"][0]) // v.itemsize
+    assert t.offset > 0 and np.shares_memory(t.buffer, base)
+    assert t.tolist() == v.tolist()
+    # The fields read in bytes of the array's dtype: NumPy's own strides.
+    assert ex.unit == "int32"
+    assert field(ex, "stride") == str(v.strides)
+    assert field(ex, "offset") == str(t.offset * v.itemsize)
+    ex.unit = "elements"
+    assert field(ex, "stride") == str(t.stride)
+
+
+def test_show_applies_the_pipeline_on_top_of_the_start():
+    a = np.arange(12.0).reshape(3, 4)[:, 1:]
+    ex = show(a, ops=".transpose().slice(s[::2])")
+    expected = Tensor.from_numpy(a).transpose().slice(s[::2])
+    assert ex.layout == expected.layout
+    assert ex.tensor.tolist() == a.T[::2].tolist()
+    ex.ops = ".narrow(1, 1, 2)"
+    assert ex.layout == Tensor.from_numpy(a).narrow(1, 1, 2).layout
+    ex.ops = ".view((9,))"  # not contiguous: a message, the last good state stays
+    assert "view" in ex.error and ex.layout == Tensor.from_numpy(a).narrow(1, 1, 2).layout
+
+
+def test_show_layout_and_tensor():
+    lay = Layout((3, 4)).transpose().slice(s[1:, ::-1])
+    ex = show(lay)
+    assert ex.layout == lay
+    assert ex.tensor.buffer.tolist() == list(range(max(lay.positions()) + 1))
+    t = Tensor.from_slice(np.arange(6) * 10, (2, 3)).transpose()
+    assert show(t).tensor.tolist() == [[0, 30], [10, 40], [20, 50]]
+    assert explorer.show is show
+
+
+def test_show_torch_like_strides_in_elements():
+    fake = FakeTorch(shape=(3, 2), stride=(1, 4), offset=5)
+    ex = show(fake)
+    assert ex.layout == Layout.from_strided((3, 2), (1, 4), 5)
+    assert ex.unit == "elements"  # PyTorch counts elements
+    assert field(ex, "stride") == "(1, 4)" and field(ex, "offset") == "5"
+    ex.unit = "float16"
+    assert field(ex, "stride") == "(2, 8)"
+
+
+def test_show_refuses_what_it_cannot_read():
+    with pytest.raises(TypeError, match="storage_offset"):
+        show([1, 2, 3])  # a list has no strides to show
+    with pytest.raises(OpError, match="before the buffer"):
+        as_tensor(Layout.from_raw_parts((3,), (-1,), (-1,), 0, 3))  # unchecked
+
+
+def test_explorer_displays_as_text_outside_a_kernel():
+    ex = explorer.Explorer(shape=(3, 4), ops=".transpose()")
+    bundle, _ = ex._repr_mimebundle_()
+    assert bundle == {"text/plain": "Explorer((4, 3):(1, 4) adj (-7, 4) offset 0 "
+                                    "ops='.transpose()')"}
+
+
+def run_python(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_importing_explorer_imports_no_panel():
+    assert run_python("""
+        import sys
+        import explorer, explorer.jupyter, explorer.export
+        print(sorted(m for m in ("panel", "bokeh") if m in sys.modules))
+    """).strip() == "[]"
+
+
+def test_show_outside_a_notebook_leaves_panel_config_alone():
+    assert run_python("""
+        import numpy as np
+        import panel as pn
+        from panel.config import panel_extension
+        before = {k: repr(v) for k, v in pn.config.param.values().items()}
+        import explorer
+        ex = explorer.show(np.arange(12).reshape(3, 4).T)
+        ex._repr_mimebundle_()
+        after = {k: repr(v) for k, v in pn.config.param.values().items()}
+        print(ex.layout.stride, panel_extension._loaded, before == after)
+    """).strip() == "(1, 4) False True"

@@ -1,0 +1,123 @@
+"""``examples/tour.ipynb`` run top to bottom on a real kernel from this environment.
+
+The kernel is this test process's own Python (a kernelspec written to a
+temporary ``JUPYTER_PATH``), so it imports the package under test, as a new
+user's kernel in the project's venv would. Every printed layout is compared with
+what candela computes here, in the test process, not with copied strings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from candela import Layout, OpError, Tensor, s
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+TOUR = Path(__file__).resolve().parents[2] / "examples" / "tour.ipynb"
+PANEL_EXEC = "application/vnd.holoviews_exec.v0+json"
+PANEL_LOAD = "application/vnd.holoviews_load.v0+json"
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """The tour executed in a temporary working directory: (cells by tag, that directory)."""
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / "candela-test"
+    spec.mkdir(parents=True)
+    spec.joinpath("kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "candela test kernel", "language": "python"}))
+    workdir = tmp_path_factory.mktemp("run")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("JUPYTER_PATH", str(root))
+    try:
+        nb = nbformat.read(TOUR, as_version=4)
+        client = nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180,
+                                         resources={"metadata": {"path": str(workdir)}})
+        client.execute()  # raises CellExecutionError if any cell fails
+    finally:
+        mp.undo()
+    cells = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            (tag,) = cell.metadata["tags"]
+            cells[tag] = cell
+    return cells, workdir
+
+
+def stdout(cell) -> list[str]:
+    text = "".join(o.text for o in cell.outputs if o.output_type == "stream"
+                   and o.name == "stdout")
+    return text.splitlines()
+
+
+def mimetypes(cell) -> list[set[str]]:
+    return [set(o.get("data", {})) for o in cell.outputs]
+
+
+def test_the_stored_notebook_has_no_outputs():
+    nb = nbformat.read(TOUR, as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(c.outputs == [] and c.execution_count is None for c in code)
+
+
+def test_printed_layouts_are_what_candela_computes(executed):
+    cells, _ = executed
+    a = Layout((3, 4))
+    t = a.transpose()
+    assert stdout(cells["layout"]) == [repr(a)]
+    assert stdout(cells["transpose"]) == [repr(t), f"adj_stride: {t.adj_stride}"]
+    assert stdout(cells["walk"]) == [f"{st.index} {st.position} {st.axis} {st.delta}"
+                                     for st in t.walk()]
+    flipped = a.slice(s[:, ::-1])
+    assert stdout(cells["flags"]) == [
+        f"{name} {lay} {lay.is_contiguous()} {lay.is_transposed()}"
+        for name, lay in [("a", a), ("t", t), ("flipped", flipped)]]
+    with pytest.raises(OpError) as caught:
+        t.view((12,))
+    packed = Tensor.arange((3, 4)).transpose().as_contiguous().layout.view((12,))
+    assert stdout(cells["errors"]) == [f"{type(caught.value).__name__} {caught.value}",
+                                       repr(packed)]
+
+
+def test_numpy_view_is_read_with_its_real_strides(executed):
+    cells, _ = executed
+    v = np.arange(12, dtype=np.float32).reshape(3, 4).T[::2]
+    layout = Tensor.from_numpy(v).layout
+    assert layout.stride == tuple(st // v.itemsize for st in v.strides)
+    assert stdout(cells["numpy"]) == [
+        f"numpy strides in bytes: {v.strides} itemsize: {v.itemsize}",
+        repr(layout), "shares memory with x: True"]
+    # explorer.show(v) starts from that layout, in bytes of float32; ops apply on top.
+    assert stdout(cells["show-ops"]) == [str(layout), "strides shown in: float32",
+                                         str(layout.transpose())]
+
+
+def test_explorers_display_as_panel_bundles(executed):
+    cells, _ = executed
+    for tag in ("explorer", "show"):
+        results = [o for o in cells[tag].outputs if o.output_type == "execute_result"]
+        assert len(results) == 1, f"{tag}: the explorer is the cell's displayed value"
+        assert PANEL_EXEC in results[0].data and "text/html" in results[0].data
+    # pn.extension ran for the user, once, before the first explorer was drawn.
+    loads = [i for i, types in enumerate(mimetypes(cells["explorer"])) if PANEL_LOAD in types]
+    shown = [i for i, types in enumerate(mimetypes(cells["explorer"])) if PANEL_EXEC in types]
+    assert loads and min(loads) < min(shown)
+    assert not any(PANEL_LOAD in types for types in mimetypes(cells["show"]))
+    assert not any(o.output_type == "error" for c in cells.values() for o in c.outputs)
+
+
+def test_the_notebook_writes_an_offline_page(executed):
+    cells, workdir = executed
+    assert stdout(cells["export"]) == ["tour-offline.html True"]
+    page = (workdir / "tour-offline.html").read_text(encoding="utf-8")
+    assert "<script src=" not in page and "cdn.holoviz.org/panel" not in page

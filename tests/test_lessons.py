@@ -1,0 +1,562 @@
+"""The classroom lessons: every file loads, every pipeline runs, every answer is true.
+
+A lesson is data a teacher projects, so these tests state the laws that keep it
+honest: each shipped step runs (or fails with exactly the error it declares),
+each stored answer equals what candela computes, a student's typed answer is
+read in the forms people type without evaluating anything, and a malformed
+file is refused with a message naming the file, the field and the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import candela
+from candela import Layout
+from explorer import lessons, pipeline
+from explorer.lessons import (
+    ASKS,
+    DTYPE_SIZES,
+    Lesson,
+    LessonError,
+    LessonNotFound,
+    Question,
+    Step,
+    check_answer,
+    expected_answer,
+    format_answer,
+    grade,
+    lesson_files,
+    list_lessons,
+    load_lesson,
+    load_lesson_file,
+    parse_typed,
+    run_step,
+    step_layout,
+    verify_lesson,
+)
+
+LESSONS = list_lessons()
+STEPS = [
+    pytest.param(lesson, i, step, id=f"{lesson.id}-{i}")
+    for lesson in LESSONS
+    for i, step in enumerate(lesson.steps)
+]
+QUESTIONS = [p for p in STEPS if p.values[2].question is not None]
+# Steps that succeed without a copy also apply to a bare Layout.
+ZERO_COPY = [
+    p
+    for p in STEPS
+    if p.values[2].expect_error is None
+    and all(op.name != "as_contiguous" for op in pipeline.parse(p.values[2].ops))
+]
+
+
+# --------------------------------------------------------------------------- the shipped lessons
+
+
+def test_there_are_at_least_nine_lessons_in_numbered_order() -> None:
+    files = lesson_files()
+    assert len(files) >= 9
+    numbers = [int(f.name.split("-", 1)[0]) for f in files]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    assert [lesson.source for lesson in LESSONS] == [f.name for f in files]
+
+
+def test_lesson_ids_are_unique_and_load_by_id() -> None:
+    ids = [lesson.id for lesson in LESSONS]
+    assert len(set(ids)) == len(ids)
+    for lesson in LESSONS:
+        assert load_lesson(lesson.id) == lesson
+
+
+def test_an_unknown_lesson_id_names_the_known_ones() -> None:
+    with pytest.raises(LessonNotFound) as caught:
+        load_lesson("no-such-lesson")
+    assert "no-such-lesson" in str(caught.value)
+    for lesson in LESSONS:
+        assert lesson.id in str(caught.value)
+
+
+def test_the_lessons_use_every_pipeline_operation_and_every_kind_of_question() -> None:
+    ops_used = {
+        op.name for lesson in LESSONS for step in lesson.steps for op in pipeline.parse(step.ops)
+    }
+    assert ops_used >= set(pipeline.OPS)
+    asks_used = {s.question.ask for lesson in LESSONS for s in lesson.steps if s.question}
+    assert asks_used == set(ASKS)
+    assert any(s.expect_error for lesson in LESSONS for s in lesson.steps)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
+def test_each_lesson_agrees_with_candela(lesson: Lesson) -> None:
+    assert verify_lesson(lesson) == []
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), STEPS)
+def test_each_step_runs_or_fails_with_its_declared_error(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    if step.expect_error is None:
+        tensor = run_step(step)
+        assert tensor.layout.len == len(tensor.to_numpy().ravel())
+    else:
+        with pytest.raises(getattr(candela, step.expect_error)):
+            run_step(step)
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), ZERO_COPY)
+def test_a_step_without_a_copy_gives_the_same_layout_on_a_bare_layout(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    layout = Layout(step.shape)
+    for op in pipeline.parse(step.ops):
+        layout = pipeline.apply_step(layout, op)
+    assert layout == step_layout(step)
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_each_stored_answer_is_what_candela_computes(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    assert question is not None
+    layout = step_layout(step)
+    computed = expected_answer(question, layout)
+    assert computed == question.answer
+    assert type(computed) is type(question.answer)
+    assert _first_principles(question, layout) == question.answer
+
+
+def _first_principles(question: Question, layout: Layout) -> object:
+    # Each answer from its definition, by brute force over the walk and NumPy's itemsize.
+    rank = layout.rank
+    positions = [int(p) for p in layout.positions()]
+    if question.ask in ("stride", "stride_bytes"):
+        axis = question.axis % rank
+        unit = [0] * rank
+        unit[axis] = 1
+        if layout.shape[axis] == 1:  # never steps: the stride is whatever the layout says
+            stride = layout.stride[axis]
+        else:
+            stride = layout.flat_index(tuple(unit)) - layout.flat_index((0,) * rank)
+        return stride * (np.dtype(question.dtype).itemsize if question.dtype else 1)
+    if question.ask == "adj_stride":
+        axis = question.axis % rank
+        steps = list(layout.walk())
+        deltas = {s.delta for s in steps[1:] if s.axis == axis}
+        assert len(deltas) == 1, "an axis that steps always adds the same delta"
+        return deltas.pop()
+    if question.ask == "offset":
+        return positions[0]
+    if question.ask == "len":
+        return len(positions)
+    if question.ask == "shape":
+        return tuple(layout.shape)
+    if question.ask == "shape_as_3d":
+        padded = (1, 1, *layout.shape)[-max(3, rank) :]
+        return (int(np.prod(padded[:-2])), padded[-2], padded[-1])
+    if question.ask == "is_contiguous":
+        return positions == list(range(positions[0], positions[0] + len(positions)))
+    if question.ask == "next_position":
+        return positions[question.after + 1]
+    if question.ask == "read_count":
+        return positions.count(question.position)
+    raise AssertionError(question.ask)
+
+
+def test_dtype_sizes_are_numpys_itemsizes() -> None:
+    for name, size in DTYPE_SIZES.items():
+        assert np.dtype(name).itemsize == size
+
+
+# --------------------------------------------------------------------------- grading typed answers
+
+
+def _typed_forms(value: object) -> list[str]:
+    # The ways a person types the same answer.
+    if isinstance(value, bool):
+        word = "True" if value else "False"
+        return [word, word.lower(), f"  {word.upper()} ", "yes" if value else "no"]
+    if isinstance(value, int):
+        forms = [str(value), f" {value} ", f"{value}\n"]
+        forms.append(f"\u2212{-value}" if value < 0 else f"+{value}")
+        return forms
+    items = [str(v) for v in value]
+    forms = [
+        repr(tuple(value)),
+        ", ".join(items),
+        ",".join(items),
+        " ".join(items),
+        f"[{', '.join(items)}]",
+    ]
+    if len(items) == 1:
+        forms.append(f"({items[0]},)")
+    return forms
+
+
+def _wrong_values(value: object) -> list[object]:
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, -value if value else 7]
+    value = tuple(value)
+    wrong = [(*value[:-1], value[-1] + 1), (*value, 1)]
+    if value[::-1] != value:
+        wrong.append(value[::-1])
+    return wrong
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_the_right_answer_is_accepted_in_every_typed_form(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    layout = step_layout(step)
+    for typed in _typed_forms(question.answer):
+        correct, message = check_answer(question, layout, typed)
+        assert correct, (typed, message)
+        assert message.startswith("Right")
+        assert format_answer(question.answer) in message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_a_wrong_answer_is_refused_naming_the_expected_value(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    layout = step_layout(step)
+    for wrong in _wrong_values(question.answer):
+        typed = format_answer(wrong) if not isinstance(wrong, bool) else str(wrong)
+        verdict = grade(question, layout, typed)
+        assert not verdict.correct and verdict.readable
+        assert f"is {format_answer(question.answer)}" in verdict.message
+        assert format_answer(wrong) in verdict.message
+        assert question.why in verdict.message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_the_worked_reason_ends_at_the_answer(lesson: Lesson, index: int, step: Step) -> None:
+    question = step.question
+    verdict = grade(question, step_layout(step), "0")
+    assert format_answer(question.answer) in verdict.worked
+
+
+INT_QUESTION = Question(ask="adj_stride", axis=0, prompt="p", answer=-7, why="w")
+SHAPE_QUESTION = Question(ask="shape", prompt="p", answer=(4, 3), why="w")
+BOOL_QUESTION = Question(ask="is_contiguous", prompt="p", answer=False, why="w")
+TRANSPOSED = Layout((3, 4)).transpose()
+
+
+@pytest.mark.parametrize(
+    ("question", "typed"),
+    [
+        (INT_QUESTION, "abc"),
+        (INT_QUESTION, ""),
+        (INT_QUESTION, "-7.0"),
+        (INT_QUESTION, "1-8"),
+        (INT_QUESTION, "(-7,)"),
+        (INT_QUESTION, "__import__('os').system('true')"),
+        (INT_QUESTION, "9" * 400),
+        (SHAPE_QUESTION, "(4, three)"),
+        (SHAPE_QUESTION, "[4, 3"),
+        (SHAPE_QUESTION, "()"),
+        (SHAPE_QUESTION, "2*2, 3"),
+        (BOOL_QUESTION, "maybe"),
+    ],
+)
+def test_text_that_is_not_an_answer_is_unreadable_and_says_what_to_type(
+    question: Question, typed: str
+) -> None:
+    verdict = grade(question, TRANSPOSED, typed)
+    assert not verdict.correct and not verdict.readable
+    assert verdict.message.startswith("Could not read")
+    assert "type" in verdict.message
+    with pytest.raises(ValueError):
+        parse_typed(question, typed)
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_any_whole_number_reads_back_as_itself(value: int) -> None:
+    assert parse_typed(INT_QUESTION, str(value)) == value
+    assert parse_typed(INT_QUESTION, f"  {value}  ") == value
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=8).map(tuple))
+def test_any_shape_reads_back_from_its_repr_and_its_bare_list(value: tuple[int, ...]) -> None:
+    assert parse_typed(SHAPE_QUESTION, repr(value)) == value
+    assert parse_typed(SHAPE_QUESTION, " ".join(map(str, value))) == value
+    assert parse_typed(SHAPE_QUESTION, str(list(value))) == value
+
+
+def test_answers_are_graded_against_candela_not_the_stored_answer() -> None:
+    # A question whose stored answer is wrong still grades the truth.
+    lying = Question(ask="adj_stride", axis=0, prompt="p", answer=99, why="w")
+    assert check_answer(lying, TRANSPOSED, "-7")[0]
+    assert not check_answer(lying, TRANSPOSED, "99")[0]
+
+
+def test_questions_about_an_axis_or_step_the_layout_lacks_raise_index_error() -> None:
+    for question in (
+        Question(ask="stride", axis=2, prompt="p", answer=1, why="w"),
+        Question(ask="next_position", after=11, prompt="p", answer=1, why="w"),
+    ):
+        with pytest.raises(IndexError):
+            expected_answer(question, TRANSPOSED)
+
+
+def test_negative_axes_count_from_the_end() -> None:
+    last = Question(ask="stride", axis=-1, prompt="p", answer=4, why="w")
+    assert expected_answer(last, TRANSPOSED) == TRANSPOSED.stride[1]
+    assert "stride[1]" in check_answer(last, TRANSPOSED, "4")[1]
+
+
+def test_the_module_is_pure() -> None:
+    tree = ast.parse(Path(lessons.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert not imported & {"panel", "bokeh", "param"}
+
+
+# --------------------------------------------------------------------------- malformed files
+
+
+def _valid() -> dict:
+    return {
+        "id": "demo",
+        "title": "Demo",
+        "summary": "A lesson for the tests.",
+        "steps": [
+            {
+                "shape": [3, 4],
+                "ops": ".transpose()",
+                "text": "Transposed.",
+                "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+            }
+        ],
+    }
+
+
+def _write(folder: Path, data: object, name: str = "01-demo.json") -> Path:
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_valid_file_loads(tmp_path: Path) -> None:
+    lesson = load_lesson_file(_write(tmp_path, _valid()))
+    assert lesson.id == "demo" and lesson.steps[0].question.answer == 1
+    assert load_lesson("demo", tmp_path) == lesson
+    assert list_lessons(tmp_path) == [lesson]
+
+
+def _step(data: dict) -> dict:
+    return data["steps"][0]
+
+
+def _question(data: dict) -> dict:
+    return data["steps"][0]["question"]
+
+
+MUTATIONS = [
+    ("missing title", lambda d: d.pop("title"), "title", "required"),
+    ("empty steps", lambda d: d.update(steps=[]), "steps", "non-empty"),
+    ("step not an object", lambda d: d.update(steps=[3]), "steps[0]", "JSON object"),
+    ("unknown top field", lambda d: d.update(lesson=1), "lesson", "unknown field"),
+    ("bad id", lambda d: d.update(id="Demo Lesson"), "id", "lowercase"),
+    ("negative size", lambda d: _step(d).update(shape=[3, -4]), "steps[0].shape", "at least 1"),
+    ("float size", lambda d: _step(d).update(shape=[3, 4.0]), "steps[0].shape", "whole numbers"),
+    ("rank 0", lambda d: _step(d).update(shape=[]), "steps[0].shape", "rank"),
+    ("rank 9", lambda d: _step(d).update(shape=[1] * 9), "steps[0].shape", "rank"),
+    ("too big", lambda d: _step(d).update(shape=[100, 100]), "steps[0].shape", "at most"),
+    ("ops not text", lambda d: _step(d).update(ops=None), "steps[0].ops", "pipeline string"),
+    ("no text", lambda d: _step(d).pop("text"), "steps[0].text", "required"),
+    ("typo in a step", lambda d: _step(d).update(qustion={}), "steps[0].qustion", "unknown field"),
+    (
+        "unknown ask",
+        lambda d: _question(d).update(ask="strides"),
+        "steps[0].question.ask",
+        "not one of",
+    ),
+    ("axis missing", lambda d: _question(d).pop("axis"), "steps[0].question.axis", "required"),
+    (
+        "axis not int",
+        lambda d: _question(d).update(axis="0"),
+        "steps[0].question.axis",
+        "whole number",
+    ),
+    (
+        "extra field for the ask",
+        lambda d: _question(d).update(ask="offset", axis=0),
+        "steps[0].question.axis",
+        "does not apply",
+    ),
+    (
+        "unknown dtype",
+        lambda d: _question(d).update(ask="stride_bytes", dtype="float128"),
+        "steps[0].question.dtype",
+        "not one of",
+    ),
+    (
+        "negative walk step",
+        lambda d: (
+            _question(d).update(ask="next_position", axis=None, after=-1)
+            or _question(d).pop("axis")
+        ),
+        "steps[0].question.after",
+        "0 or more",
+    ),
+    ("no answer", lambda d: _question(d).pop("answer"), "steps[0].question.answer", "required"),
+    (
+        "tuple for an int",
+        lambda d: _question(d).update(answer=[1]),
+        "steps[0].question.answer",
+        "whole number",
+    ),
+    (
+        "bool for an int",
+        lambda d: _question(d).update(answer=True),
+        "steps[0].question.answer",
+        "whole number",
+    ),
+    (
+        "int for a shape",
+        lambda d: _question(d).update(ask="shape", answer=4) or _question(d).pop("axis"),
+        "steps[0].question.answer",
+        "list of whole numbers",
+    ),
+    ("no why", lambda d: _question(d).update(why=""), "steps[0].question.why", "required"),
+    (
+        "unknown error",
+        lambda d: _step(d).update(expect_error="KeyError") or _step(d).pop("question"),
+        "steps[0].expect_error",
+        "not a candela error",
+    ),
+    (
+        "question on an error step",
+        lambda d: _step(d).update(expect_error="NonContiguousView"),
+        "steps[0].question",
+        "expects an error",
+    ),
+    ("id differs from the file name", lambda d: d.update(id="other"), "id", "file name"),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field", "reason"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS]
+)
+def test_a_malformed_lesson_is_refused_naming_file_field_and_reason(
+    tmp_path: Path, mutate, field: str, reason: str
+) -> None:
+    data = _valid()
+    mutate(data)
+    with pytest.raises(LessonError) as caught:
+        load_lesson_file(_write(tmp_path, data))
+    message = str(caught.value)
+    assert message.startswith("01-demo.json: ")
+    assert caught.value.where == field
+    assert f": {field}: " in message
+    assert reason in message
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("01-demo.json", "{not json", "not valid JSON"),
+        ("01-demo.json", "[1, 2]", "JSON object"),
+        ("demo.json", json.dumps(_valid()), "NN-<id>.json"),
+        ("01-Demo.json", json.dumps(_valid()), "NN-<id>.json"),
+    ],
+)
+def test_a_file_that_is_not_a_lesson_is_refused(
+    tmp_path: Path, name: str, text: str, reason: str
+) -> None:
+    with pytest.raises(LessonError) as caught:
+        load_lesson_file(_write(tmp_path, text, name))
+    assert str(caught.value).startswith(name)
+    assert reason in str(caught.value)
+
+
+def test_list_lessons_refuses_a_folder_with_a_bad_file(tmp_path: Path) -> None:
+    _write(tmp_path, _valid())
+    _write(tmp_path, "{", "02-broken.json")
+    with pytest.raises(LessonError, match="02-broken.json"):
+        list_lessons(tmp_path)
+
+
+def _lesson_with(step: dict) -> Lesson:
+    data = _valid()
+    data["steps"] = [step]
+    return lessons.parse_lesson(data, "01-demo.json")
+
+
+def test_verify_lesson_catches_a_wrong_number() -> None:
+    lesson = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": ".transpose()",
+            "text": "t",
+            "question": {"ask": "adj_stride", "axis": 0, "prompt": "p", "answer": 7, "why": "w"},
+        }
+    )
+    (problem,) = verify_lesson(lesson)
+    assert "01-demo.json: steps[0].question" in problem
+    assert "stored answer 7" in problem and "computes -7" in problem
+
+
+def test_verify_lesson_catches_an_error_that_does_not_happen_or_is_the_wrong_one() -> None:
+    ran = _lesson_with(
+        {"shape": [3, 4], "ops": ".view((12,))", "text": "t", "expect_error": "NonContiguousView"}
+    )
+    assert "should raise NonContiguousView but ran" in verify_lesson(ran)[0]
+    other = _lesson_with(
+        {"shape": [3, 4], "ops": ".view((5, 2))", "text": "t", "expect_error": "NonContiguousView"}
+    )
+    assert "raised InvalidViewShape" in verify_lesson(other)[0]
+
+
+def test_verify_lesson_catches_a_pipeline_that_does_not_parse_or_run() -> None:
+    bad = _lesson_with({"shape": [3, 4], "ops": ".frobnicate()", "text": "t"})
+    assert "frobnicate" in verify_lesson(bad)[0]
+    rejected = _lesson_with({"shape": [3, 4], "ops": ".transpose().view((12,))", "text": "t"})
+    assert "NonContiguousView" in verify_lesson(rejected)[0]
+
+
+def test_verify_lesson_catches_a_question_about_an_axis_the_layout_lacks() -> None:
+    lesson = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": "",
+            "text": "t",
+            "question": {"ask": "stride", "axis": 2, "prompt": "p", "answer": 1, "why": "w"},
+        }
+    )
+    assert "cannot be asked" in verify_lesson(lesson)[0]
+
+
+def test_the_lessons_folder_can_be_pointed_elsewhere(tmp_path: Path, monkeypatch) -> None:
+    _write(tmp_path, _valid())
+    monkeypatch.setenv("CANDELA_LESSONS", str(tmp_path))
+    assert lessons.lessons_dir() == tmp_path
+    assert [lesson.id for lesson in list_lessons()] == ["demo"]
+
+
+def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) -> None:
+    monkeypatch.delenv("CANDELA_LESSONS", raising=False)
+    assert (
+        lessons.lessons_dir()
+        == Path(lessons.__file__).resolve().parent.parent / "assets" / "lessons"
+    )
