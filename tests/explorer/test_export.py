@@ -146,7 +146,8 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
         tick();"""))
     page.evaluate(model_js("m('speed-slider').value = 10"))
     page.locator(".bk-btn", has_text="play").click()
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 11"))
+    page.wait_for_function("() => window.__seen.length > 0"
+                           " && window.__seen[window.__seen.length - 1][0] === 11")
     seen = page.evaluate("() => window.__seen")
     ks = [k for k, _ in seen]
     assert ks[0] == 0 and ks[-1] == 11 and len(ks) >= 4, "several frames drawn on the way"
