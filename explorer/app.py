@@ -74,11 +74,23 @@ def _figure(name: str) -> figure:
         tools="",
         min_border=4,
         outline_line_color=None,
-        output_backend="webgl",  # thousands of cells repaint within a 60 fps frame
+        # Canvas, not WebGL: without a GPU (software WebGL) every repaint copied the WebGL
+        # canvas back, which held the traversal to ~39 paints/s at 4,096 cells; canvas
+        # keeps 60 (benchmarks/bench_explorer.py).
+        output_backend="canvas",
     )
     fig.axis.visible = False
     fig.grid.visible = False
     return fig
+
+
+def _set_data(source: ColumnDataSource, data: dict) -> None:
+    # Send only the columns that changed: a new walk over the same shape keeps most of them.
+    changed = C.changed_columns(source.data, data)
+    if changed is data:
+        source.data = data
+    elif changed:
+        source.data.update(changed)
 
 
 def _fit(fig: figure, cols: int, rows: float, top: float = 0.0, max_px: int = 600) -> None:
@@ -106,6 +118,13 @@ class Explorer(pn.viewable.Viewer):
         Strides in elements, or in bytes for this element type.""")
     start = param.Parameter(default=None, doc="""
         A candela.Tensor to begin from instead of Tensor.arange(shape).""")
+    # The classroom (explorer/classroom.py); each is also a key of the URL.
+    lesson = param.String(default="", doc="""
+        The id of the lesson on show, e.g. "transpose"; "" for none.""")
+    step = param.Integer(default=1, doc="""
+        The step of the lesson on show, counted from 1.""")
+    presenter = param.Boolean(default=False, doc="""
+        Presenter mode: large type and cells for a projector.""")
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -116,6 +135,11 @@ class Explorer(pn.viewable.Viewer):
         self._build_models()
         self._build_widgets()
         self._layout = self._build_layout()
+        from .classroom import Classroom  # lessons, presenter mode and keys
+
+        self.classroom = Classroom(self)  # before the URL's shape and ops, which win
+        self.lesson_area.objects = [self.classroom.panel]
+        self.lesson_area.visible = True
         self._sync_url_in()
         self._evaluate(record=False)
         if self._result is None:  # the given state was bad: show the default under the message
@@ -190,7 +214,8 @@ class Explorer(pn.viewable.Viewer):
     def _on_state(self, *events) -> None:
         if self._quiet:
             return
-        self._evaluate(record=not self._undoing)
+        with pn.io.hold():  # the whole redraw reaches the browser as one message
+            self._evaluate(record=not self._undoing)
 
     def _evaluate(self, record: bool = True) -> None:
         try:
@@ -233,6 +258,10 @@ class Explorer(pn.viewable.Viewer):
         self.frames_source = ColumnDataSource(
             {"pos": [], "prev": [], "axis": [], "delta": []}, name="frames-source")
         self.tiles_source = ColumnDataSource({"x": [], "y": [], "text": []}, name="tiles-source")
+        self.logical_labels_source = ColumnDataSource(
+            {k: [] for k in C.LOGICAL_LABEL_KEYS}, name="logical-labels-source")
+        self.buffer_labels_source = ColumnDataSource(
+            {k: [] for k in C.BUFFER_LABEL_KEYS}, name="buffer-labels-source")
         self.offset_source = ColumnDataSource({"x": [], "y": []}, name="offset-source")
         # Written by the browser every frame or hover; never sent back to the server.
         self.cursor_logical = ColumnDataSource({"x": [], "y": [], "k": []},
@@ -251,10 +280,10 @@ class Explorer(pn.viewable.Viewer):
         cells = lf.rect("x", "y", width=0.94, height=0.94, source=self.logical_source,
                         fill_color="color", line_color="white", name="logical-cells")
         self._labels = []
-        self._labels.append(lf.text("x", "y", text="value_label", source=self.logical_source, text_align="center",
+        self._labels.append(lf.text("x", "y", text="value_label", source=self.logical_labels_source, text_align="center",
                 text_baseline="middle", text_font_size="15px", text_color="text_color",
                 y_offset=-5))
-        self._labels.append(lf.text("x", "y", text="pos_label", source=self.logical_source,
+        self._labels.append(lf.text("x", "y", text="pos_label", source=self.logical_labels_source,
                 text_align="center", text_baseline="middle", text_font_size="10px",
                 text_color="text_color", y_offset=11))
         lf.text("x", "y", text="text", source=self.tiles_source, text_font_size="11px",
@@ -268,14 +297,14 @@ class Explorer(pn.viewable.Viewer):
         bcells = bf.rect("x", "y", width=0.94, height=0.94, source=self.buffer_source,
                          fill_color="color", fill_alpha="alpha", line_color="white",
                          name="buffer-cells")
-        self._labels.append(bf.text("x", "y", text="value_label", source=self.buffer_source,
+        self._labels.append(bf.text("x", "y", text="value_label", source=self.buffer_labels_source,
                 text_align="center", text_baseline="middle", text_font_size="14px",
                 text_color="text_color", y_offset=2))
-        self._labels.append(bf.text("x_left", "y_top", text="pos_label", source=self.buffer_source,
+        self._labels.append(bf.text("x_left", "y_top", text="pos_label", source=self.buffer_labels_source,
                 text_align="left", text_baseline="top", text_font_size="9px",
                 text_color="text_color"))
         self._labels.append(bf.text("x_right", "y_bottom", text="reads_label",
-                source=self.buffer_source, text_align="right", text_baseline="bottom",
+                source=self.buffer_labels_source, text_align="right", text_baseline="bottom",
                 text_font_size="10px", text_color="text_color", text_font_style="bold"))
         bf.scatter("x", "y", source=self.offset_source, marker="triangle", size=12,
                    fill_color=C.OFFSET, line_color=C.OFFSET)
@@ -523,10 +552,12 @@ class Explorer(pn.viewable.Viewer):
         summary = bool(cols.summary)
         grid = cols.grid
         with pn.io.unlocked():
-            self.logical_source.data = cols.logical
-            self.buffer_source.data = cols.buffer
-            self.tiles_source.data = cols.tiles
-            self.frames_source.data = cols.frames
+            _set_data(self.logical_source, cols.logical)
+            _set_data(self.buffer_source, cols.buffer)
+            _set_data(self.logical_labels_source, cols.logical_labels)
+            _set_data(self.buffer_labels_source, cols.buffer_labels)
+            _set_data(self.tiles_source, cols.tiles)
+            self.frames_source.data = cols.frames  # always: its change restarts the traversal
             n = len(cols.frames["pos"])
             self.frame_slider.end = max(n - 1, 1)
             self.frame_slider.disabled = n <= 1
@@ -678,6 +709,8 @@ class Explorer(pn.viewable.Viewer):
             return
         search = ("?shape=" + quote(shape_text(self._result.shape), safe=",")
                   + "&ops=" + quote(self.ops, safe=",.()[]:-"))
+        if getattr(self, "classroom", None) is not None:  # lesson, step, presenter
+            search = self.classroom.url_search(search)
         if self._url.search != search:
             self._quiet = True
             try:

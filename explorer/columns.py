@@ -163,11 +163,15 @@ def buffer_width(n: int) -> int:
 # --------------------------------------------------------------------------- columns
 
 
-LOGICAL_KEYS = ("x", "y", "k", "index", "pos", "value", "pos_label", "value_label", "color",
-                "text_color")
-BUFFER_KEYS = ("x", "y", "x_left", "y_top", "x_right", "y_bottom", "pos", "value", "value_label",
-               "pos_label", "reads", "reads_label", "first_reader", "color", "text_color", "alpha")
+LOGICAL_KEYS = ("x", "y", "k", "index", "pos", "value", "color")
+BUFFER_KEYS = ("x", "y", "pos", "value", "reads", "first_reader", "color", "alpha")
 FRAME_KEYS = ("pos", "prev", "axis", "delta")
+# The cells' text labels live in sources of their own, filled only up to LABEL_LIMIT cells:
+# a text glyph costs the browser its font metrics for every row on every data change,
+# even while hidden, which at 4,096 rows took most of a click's repaint.
+LOGICAL_LABEL_KEYS = ("x", "y", "value_label", "pos_label", "text_color")
+BUFFER_LABEL_KEYS = ("x", "y", "x_left", "y_top", "x_right", "y_bottom", "value_label",
+                     "pos_label", "reads_label", "text_color")
 
 
 @dataclass
@@ -183,6 +187,9 @@ class Columns:
     buffer_rows: int
     labels: bool
     summary: dict = field(default_factory=dict)
+    #: The cells' text (value, position, read count); empty columns when ``labels`` is off.
+    logical_labels: dict = field(default_factory=lambda: {k: [] for k in LOGICAL_LABEL_KEYS})
+    buffer_labels: dict = field(default_factory=lambda: {k: [] for k in BUFFER_LABEL_KEYS})
 
 
 def _fmt(values) -> list[str]:
@@ -198,28 +205,35 @@ def _fmt(values) -> list[str]:
     return out
 
 
-def logical_columns(tensor, walk: Walk, grid: Grid, labels: bool) -> dict:
+def logical_columns(tensor, walk: Walk, grid: Grid) -> dict:
     """One row per logical element: its cell, multi-index, value and buffer position."""
     n = len(walk.position)
     x, y = cell_xy(grid, walk.index)
     buffer = np.asarray(tensor.buffer)
-    values = _fmt(buffer[walk.position]) if n else []
-    ramp = _ramp(n)
     return {
         "x": x,
         "y": y,
         "k": np.arange(n),
         "index": index_labels(walk.index),
         "pos": walk.position,
-        "value": values,
-        "pos_label": [f"@{p}" for p in walk.position.tolist()] if labels else [""] * n,
-        "value_label": values if labels else [""] * n,
-        "color": _PALETTE[ramp].astype(object),
-        "text_color": _PALETTE_TEXT[ramp],
+        "value": _fmt(buffer[walk.position]) if n else [],
+        "color": _PALETTE[_ramp(n)].astype(object),
     }
 
 
-def buffer_columns(tensor, walk: Walk, cols: int, labels: bool) -> dict:
+def logical_label_columns(logical: dict) -> dict:
+    """Text drawn in each logical cell: its value, and ``@p`` the buffer position it reads."""
+    n = len(logical["pos"])
+    return {
+        "x": logical["x"],
+        "y": logical["y"],
+        "value_label": logical["value"],
+        "pos_label": [f"@{p}" for p in np.asarray(logical["pos"]).tolist()],
+        "text_color": _PALETTE_TEXT[_ramp(n)],
+    }
+
+
+def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
     """One row per buffer position: its cell, value, who reads it and how often."""
     buffer = np.asarray(tensor.buffer)
     size = len(buffer)
@@ -234,12 +248,29 @@ def buffer_columns(tensor, walk: Walk, cols: int, labels: bool) -> dict:
     ramp = _ramp(n)
     read = first >= 0
     colors = np.full(size, GREY, dtype=object)
-    text = np.full(size, "#7f7f7f", dtype=object)
     colors[read] = _PALETTE[ramp[first[read]]]
-    text[read] = _PALETTE_TEXT[ramp[first[read]]]
-    values = _fmt(buffer)
-    x = (pos % cols).astype(float)
-    y = -(pos // cols).astype(float)
+    return {
+        "x": (pos % cols).astype(float),
+        "y": -(pos // cols).astype(float),
+        "pos": pos,
+        "value": _fmt(buffer),
+        "reads": reads,
+        "first_reader": first,
+        "color": colors,
+        "alpha": np.where(reads > 0, 1.0, 0.55),
+    }
+
+
+def buffer_label_columns(buffer: dict, n: int) -> dict:
+    """Text drawn in each buffer cell: value in the middle, position top-left, ``×n`` reads.
+
+    ``n`` is the number of logical elements, whose colour ramp the cells take.
+    """
+    x, y = buffer["x"], buffer["y"]
+    first = np.asarray(buffer["first_reader"])
+    read = first >= 0
+    text = np.full(len(first), "#7f7f7f", dtype=object)
+    text[read] = _PALETTE_TEXT[_ramp(n)[first[read]]]
     return {
         "x": x,
         "y": y,
@@ -248,16 +279,10 @@ def buffer_columns(tensor, walk: Walk, cols: int, labels: bool) -> dict:
         "y_top": y + 0.43,
         "x_right": x + 0.43,
         "y_bottom": y - 0.43,
-        "pos": pos,
-        "value": values,
-        "value_label": values if labels else [""] * size,
-        "pos_label": [str(p) for p in pos.tolist()] if labels else [""] * size,
-        "reads": reads,
-        "reads_label": [f"×{r}" if r > 1 else "" for r in reads.tolist()] if labels else [""] * size,
-        "first_reader": first,
-        "color": colors,
+        "value_label": buffer["value"],
+        "pos_label": [str(p) for p in np.asarray(buffer["pos"]).tolist()],
+        "reads_label": [f"×{r}" if r > 1 else "" for r in np.asarray(buffer["reads"]).tolist()],
         "text_color": text,
-        "alpha": np.where(reads > 0, 1.0, 0.55),
     }
 
 
@@ -329,9 +354,11 @@ def columns_for(tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LAB
         )
     labels = max(n, size) <= label_limit
     cols = buffer_width(size)
-    return Columns(
-        logical=logical_columns(tensor, walk, grid, labels),
-        buffer=buffer_columns(tensor, walk, cols, labels),
+    logical = logical_columns(tensor, walk, grid)
+    buffer = buffer_columns(tensor, walk, cols)
+    out = Columns(
+        logical=logical,
+        buffer=buffer,
         frames=frame_columns(walk),
         tiles=tile_columns(grid),
         grid=grid,
@@ -339,3 +366,26 @@ def columns_for(tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LAB
         buffer_rows=max(1, -(-size // cols)),
         labels=labels,
     )
+    if labels:
+        out.logical_labels = logical_label_columns(logical)
+        out.buffer_labels = buffer_label_columns(buffer, n)
+    return out
+
+
+def changed_columns(old: dict, new: dict) -> dict:
+    """The columns of ``new`` that differ from ``old``; all of ``new`` when the keys or lengths differ.
+
+    Sending only these to the browser (``source.data.update(...)``) keeps a change that
+    leaves most columns alone (the same shape, a new walk) from re-sending 4,096-row
+    columns the page already has.
+    """
+    if set(old) != set(new) or {len(v) for v in old.values()} != {len(v) for v in new.values()}:
+        return new
+    return {k: v for k, v in new.items() if not _same_column(old[k], v)}
+
+
+def _same_column(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b)))
+    return type(a) is type(b) and a == b

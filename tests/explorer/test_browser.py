@@ -69,6 +69,32 @@ def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
     assert fields(page) == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
 
 
+def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees(open_explorer):
+    # Same 12 elements, a new walk: the server sends only the changed columns; what the
+    # browser then holds must equal the server's columns for the new state.
+    from candela import Tensor
+    from explorer import columns as C
+    from explorer.pipeline import apply, parse
+
+    page = open_explorer("?shape=3,4&ops=.transpose()")
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".slice(s[::-1])")
+    ops.press("Enter")
+    expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
+    want = C.columns_for(apply(parse(".slice(s[::-1])"), Tensor.arange((3, 4)))[-1])
+    page.wait_for_function(model_js(
+        f"return Array.from(m('logical-source').data.pos).join() === "
+        f"'{','.join(map(str, want.logical['pos'].tolist()))}'"))
+    got = page.evaluate(model_js(
+        "const l = m('logical-source').data, b = m('buffer-source').data;"
+        " return [Array.from(l.value), Array.from(l.index), Array.from(l.color),"
+        " Array.from(b.value), Array.from(b.color), Array.from(b.first_reader),"
+        " Array.from(m('logical-labels-source').data.pos_label)]"))
+    assert got == [want.logical["value"], want.logical["index"], list(want.logical["color"]),
+                   want.buffer["value"], list(want.buffer["color"]),
+                   want.buffer["first_reader"].tolist(), want.logical_labels["pos_label"]]
+
+
 def test_play_advances_the_highlighted_cells_together(open_explorer):
     page = open_explorer("?shape=3,4&ops=.transpose()")
     page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))

@@ -92,7 +92,7 @@ def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
     cols = C.columns_for(t)
     reads = np.asarray(cols.buffer["reads"])
     assert reads.tolist() == [0] * 4 + [3] * 4 + [0] * 4
-    assert cols.buffer["reads_label"][4] == "×3" and cols.buffer["reads_label"][0] == ""
+    assert cols.buffer_labels["reads_label"][4] == "×3" and cols.buffer_labels["reads_label"][0] == ""
     assert all(c == C.GREY for c in np.asarray(cols.buffer["color"])[reads == 0])
     # A read cell takes the colour of the first logical element that reads it.
     first = np.asarray(cols.buffer["first_reader"])
@@ -127,6 +127,39 @@ def test_above_the_detail_limit_only_a_summary_is_built():
     assert cols.summary["deltas"] == {1 - 64 * (128 - 1): 63, 64: 8192 - 64}
     full = C.columns_for(Tensor.arange((64, 64)))
     assert not full.summary and len(full.logical["x"]) == 4096
+
+
+def test_labels_are_built_only_up_to_the_label_limit():
+    small = C.columns_for(Tensor.arange((3, 4)).transpose())
+    assert small.labels and small.logical_labels["pos_label"][:3] == ["@0", "@4", "@8"]
+    assert small.logical_labels["value_label"] == small.logical["value"]
+    assert small.buffer_labels["pos_label"][:3] == ["0", "1", "2"]
+    # Each label's text colour is the one for its cell's colour.
+    text_for = dict(zip(C._PALETTE.tolist(), C._PALETTE_TEXT.tolist()))
+    assert [text_for[c] for c in small.logical["color"]] == list(small.logical_labels["text_color"])
+    big = C.columns_for(Tensor.arange((64, 64)))
+    assert not big.labels and len(big.logical["x"]) == 4096
+    assert all(len(v) == 0 for v in {**big.logical_labels, **big.buffer_labels}.values())
+
+
+def test_changed_columns_are_exactly_the_ones_that_differ():
+    # Law: old updated with the change equals new, and no column in the change is unchanged.
+    pairs = [("", ".transpose()"), ("", ".slice(s[::-1])"), (".transpose()", ".view((12,))"),
+             ("", ".narrow(0, 1, 2)")]
+    for a, b in pairs:
+        old = C.columns_for(apply(parse(a), Tensor.arange((3, 4)))[-1])
+        new = C.columns_for(apply(parse(b), Tensor.arange((3, 4)))[-1])
+        for part in ("logical", "buffer", "frames"):
+            o, n = getattr(old, part), getattr(new, part)
+            change = C.changed_columns(o, n)
+            merged = {**o, **change}
+            assert all(np.array_equal(np.asarray(merged[k]), np.asarray(n[k])) for k in n)
+            if change is not n:
+                assert all(not np.array_equal(np.asarray(o[k]), np.asarray(n[k])) for k in change)
+    same = C.columns_for(Tensor.arange((3, 4)))
+    assert C.changed_columns(same.logical, C.columns_for(Tensor.arange((3, 4))).logical) == {}
+    shorter = C.columns_for(Tensor.arange((2, 4))).logical
+    assert C.changed_columns(same.logical, shorter) is shorter
 
 
 def test_frames_carry_previous_position_for_the_jump():

@@ -1,0 +1,271 @@
+"""The classroom panel without a browser: lessons drive the Explorer, answers are graded,
+the URL round-trips, presenter mode enlarges, every control takes the keyboard and the
+colours survive colour-blind vision."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("panel")
+
+import panel as pn
+from bokeh.document import Document
+from bokeh.models import TapTool
+from bokeh.models.widgets import Widget as BokehWidget
+
+from explorer import classroom as CR
+from explorer import columns as C
+from explorer import lessons as L
+from explorer.app import Explorer
+from explorer.state import parse_shape
+
+
+def shown(ex: Explorer) -> tuple[tuple[int, ...], str]:
+    return parse_shape(ex.shape), ex.ops
+
+
+def test_picking_a_lesson_shows_its_first_step():
+    ex = Explorer()
+    cr = ex.classroom
+    assert cr.lesson is None and not cr.step_box.visible
+    cr.lesson_select.value = "transpose"
+    lesson = L.load_lesson("transpose")
+    assert (ex.lesson, ex.step) == ("transpose", 1)
+    assert shown(ex) == (lesson.steps[0].shape, lesson.steps[0].ops)
+    assert ex.layout.stride == (1, 4) and ex.error is None
+    assert "step 1 of 5" in cr.header_pane.object
+    assert cr.text_pane.object == lesson.steps[0].text
+    assert lesson.steps[0].question.prompt in cr.question_pane.object
+    assert cr.prev_button.disabled and not cr.next_button.disabled
+    cr.lesson_select.value = ""
+    assert ex.lesson == "" and not cr.step_box.visible and ex.fields_pane.visible
+
+
+def test_next_and_previous_walk_the_steps_and_stop_at_the_ends():
+    ex = Explorer(lesson="slicing")
+    cr = ex.classroom
+    lesson = L.load_lesson("slicing")
+    for n in range(2, len(lesson.steps) + 1):
+        cr.next_button.clicks += 1
+        assert ex.step == n
+        step = lesson.steps[n - 1]
+        assert shown(ex) == (step.shape, step.ops)
+    assert cr.next_button.disabled
+    cr.next()
+    assert ex.step == len(lesson.steps)
+    cr.keys._handle_msg({"key": "previous"})  # the p key, as the browser sends it
+    assert ex.step == len(lesson.steps) - 1
+    cr.keys._handle_msg({"key": "next"})
+    cr.keys._handle_msg({"key": "rm -rf"})  # anything else is ignored
+    assert ex.step == len(lesson.steps)
+    ex.step = 1
+    cr.previous()
+    assert ex.step == 1 and cr.prev_button.disabled
+
+
+def test_a_question_hides_the_fields_until_graded_then_reveals():
+    ex = Explorer(lesson="transpose", step=2)
+    cr = ex.classroom
+    assert not ex.fields_pane.visible
+    plays = cr.keys.play_count
+
+    verdict = cr.check("soon")  # not an answer: no reveal, nothing given away
+    assert not verdict.readable and "candela-worked" not in cr.verdict_pane.object
+    assert "candela-verdict-unread" in cr.verdict_pane.object
+    assert cr.keys.play_count == plays and not ex.fields_pane.visible
+
+    cr.answer_input.value_input = "3"
+    cr.check_button.clicks += 1
+    assert "candela-verdict-wrong" in cr.verdict_pane.object
+    assert "Not quite: you said 3, but adj_stride[0] is -7" in cr.verdict_pane.object
+    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in cr.verdict_pane.object  # worked out
+    assert cr.keys.play_count == plays + 1 and ex.fields_pane.visible
+
+    verdict = cr.check("−7")  # a typographic minus, as slides have
+    assert verdict.correct and "candela-verdict-right" in cr.verdict_pane.object
+    assert "Right: adj_stride[0] is -7" in cr.verdict_pane.object
+    assert cr.keys.play_count == plays + 2
+
+    cr.next()
+    assert cr.verdict is None and cr.answer_input.value == ""
+    assert 'class="candela-verdict"></div>' in cr.verdict_pane.object
+
+
+def test_grading_puts_the_step_back_when_the_student_changed_it():
+    ex = Explorer(lesson="transpose", step=2)
+    ex.ops = ""  # the student wandered off
+    verdict = ex.classroom.check("-7")
+    assert verdict.correct and ex.ops == ".transpose()"
+
+
+def test_every_question_of_every_lesson_grades_its_own_answer_right():
+    ex = Explorer()
+    for lesson in L.list_lessons():
+        ex.lesson, ex.step = lesson.id, 1
+        for n, step in enumerate(lesson.steps, 1):
+            ex.step = n
+            if step.question is not None:
+                verdict = ex.classroom.check(L.format_answer(step.question.answer))
+                assert verdict.correct, (lesson.id, n, verdict.message)
+
+
+def test_a_step_that_expects_an_error_shows_it_and_keeps_the_last_good_state():
+    ex = Explorer(lesson="contiguity", step=2)
+    good = ex.layout
+    ex.step = 3
+    step = ex.classroom.current_step
+    assert step.expect_error == "NonContiguousView"
+    assert ex.error and "non-contiguous" in ex.error
+    assert ex.layout == good
+    assert "<div class=\"candela-error\">" in ex._error_pane.object
+    assert "NonContiguousView" in ex.classroom.text_pane.object
+    ex.step = 4
+    assert ex.error is None
+
+
+@pytest.mark.parametrize(
+    ("query", "lesson", "step", "words"),
+    [
+        ("?lesson=transpose&step=2", "transpose", 2, None),
+        ("?lesson=transpose", "transpose", 1, None),
+        ("?lesson=nope&step=2", "", 1, "no lesson 'nope'; the lessons are: row-major"),
+        ("?lesson=transpose&step=9", "transpose", 1, "steps 1 to 5, not 9; showing step 1"),
+        ("?lesson=transpose&step=0", "transpose", 1, "steps 1 to 5, not 0"),
+        ("?lesson=transpose&step=two", "transpose", 1, "step 'two' is not a number"),
+        ("?lesson=transpose&presenter=maybe", "transpose", 1, "presenter 'maybe'"),
+    ],
+)
+def test_a_link_opens_its_lesson_step_or_says_what_is_wrong(query, lesson, step, words):
+    ex = Explorer()
+    message = ex.classroom.open_query(query)
+    assert (ex.lesson, ex.step) == (lesson, step)
+    if words is None:
+        assert message is None
+    else:
+        assert words in message and words in html_text(ex.classroom.message_pane.object)
+    assert ex.layout is not None  # never a blank page
+
+
+def html_text(markup: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_the_url_is_a_clean_link_on_a_lesson_step_and_keeps_changes_otherwise():
+    ex = Explorer()
+    cr = ex.classroom
+    base = "?shape=3,4&ops=.transpose()"
+    assert cr.url_search(base) == base
+    cr.open_query("?lesson=transpose&step=2&presenter=true")
+    assert ex.presenter
+    assert cr.url_search(base) == "?lesson=transpose&step=2&presenter=true"
+    ex.ops = ".transpose().transpose()"
+    assert cr.url_search("?shape=3,4&ops=X") == (
+        "?shape=3,4&ops=X&lesson=transpose&step=2&presenter=true")
+    assert CR.read_query("?shape=3,4&lesson=a&step=2&presenter=") == {
+        "lesson": "a", "step": "2", "presenter": ""}
+
+
+def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    root = ex.__panel__()
+    size = (ex.logical_figure.width, ex.buffer_figure.height)
+    font = ex._labels[0].glyph.text_font_size
+    ex.presenter = True
+    assert "candela-presenter" in root.css_classes
+    assert CR.PRESENTER_CSS in ex.fields_pane.stylesheets
+    assert CR.PRESENTER_CSS in ex.classroom.question_pane.stylesheets
+    assert ex.logical_figure.width == int(size[0] * CR.PRESENTER_SCALE)
+    assert ex._labels[0].glyph.text_font_size != font
+    ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
+    redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()")
+    assert ex.logical_figure.width == int(redrawn.logical_figure.width * CR.PRESENTER_SCALE)
+    ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
+    assert ex.logical_figure.width == int(redrawn.logical_figure.width * CR.PRESENTER_SCALE)
+    ex.presenter = False
+    assert "candela-presenter" not in root.css_classes
+    assert CR.PRESENTER_CSS not in ex.fields_pane.stylesheets
+    assert ex.logical_figure.width == redrawn.logical_figure.width
+    assert ex._labels[0].glyph.text_font_size == font
+
+
+def test_every_control_is_a_focusable_widget():
+    """Keyboard users reach every control: no click-only divs, tap tools or links."""
+    ex = Explorer(lesson="transpose")
+    page = ex.__panel__()
+    for obj in page.select():
+        if isinstance(obj, pn.pane.HTML | pn.pane.Markdown):
+            text = str(obj.object)
+            assert not re.search(r"onclick|<button|<a\b|tabindex=\"-1\"", text, re.IGNORECASE), obj
+    doc = Document()
+    page.get_root(doc)
+    for model in doc.models:
+        assert not isinstance(model, TapTool)
+        if model.js_event_callbacks or getattr(model, "js_property_callbacks", {}).get(
+                "change:active"):
+            assert isinstance(model, BokehWidget), f"{type(model).__name__} takes clicks"
+    # The controls a lesson needs are all widgets (focusable inputs and buttons).
+    cr = ex.classroom
+    for control in (cr.lesson_select, cr.answer_input, cr.check_button, cr.prev_button,
+                    cr.next_button, cr.presenter_toggle):
+        assert isinstance(control, pn.widgets.Widget), control
+
+
+# --------------------------------------------------------------------------- colour
+
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
+             "#CC79A7"}
+
+# Machado, Oliveira and Fernandes (2009), severity 1.0, on linear RGB.
+DICHROMACY = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                   [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                     [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
+                   [0.004733, 0.691367, 0.303900]],
+}
+
+
+def _lab(hex_color: str, vision: str | None) -> np.ndarray:
+    # sRGB hex -> (simulated) CIELAB, D65.
+    c = np.array([int(hex_color[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    if vision:
+        linear = np.clip(np.array(DICHROMACY[vision]) @ linear, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ linear / np.array([0.95047, 1, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def distance(a: str, b: str, vision: str | None) -> float:
+    """CIE76 colour difference as a viewer with ``vision`` sees the two colours."""
+    return float(np.linalg.norm(_lab(a, vision) - _lab(b, vision)))
+
+
+MARKS = {"cursor": C.CURSOR, "forward": C.FORWARD, "backward": C.BACKWARD,
+         "offset": C.OFFSET, "hover": C.HOVER, "not read": C.GREY}
+
+
+def test_mark_colours_are_okabe_ito_and_elements_viridis():
+    from bokeh.palettes import Viridis256
+
+    for name, color in MARKS.items():
+        assert color.upper() in OKABE_ITO or name == "not read", name
+    assert {CR.RIGHT_COLOR, CR.WRONG_COLOR} <= OKABE_ITO
+    assert set(C.element_colors(100)) <= set(Viridis256)
+
+
+@pytest.mark.parametrize("vision", [None, *DICHROMACY])
+def test_every_two_marks_stay_apart_under_colour_blind_vision(vision):
+    # 15 CIE76 units is well past "clearly different"; a classic red/green pair fails it.
+    assert distance("#d62728", "#2ca02c", "deuteranopia") < 15
+    for (a, x), (b, y) in itertools.combinations(MARKS.items(), 2):
+        assert distance(x, y, vision) >= 15, (a, b, vision)
+    assert distance(CR.RIGHT_COLOR, CR.WRONG_COLOR, vision) >= 15

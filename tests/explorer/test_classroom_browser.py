@@ -1,0 +1,129 @@
+"""The classroom in Debian's Chromium: a lesson from a link, walked with the keyboard only.
+
+Waits on state (DOM text, Bokeh models found by name), never on time. Keys go
+to the page with ``page.keyboard``; the one mouse-free exception is focusing the
+answer box, which is what the Tab key would do.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
+
+
+def model_js(body: str) -> str:
+    return f"() => {{ const m = {MODEL}; {body} }}"
+
+
+def cursor(page) -> tuple[int, int]:
+    """The traversal's current frame and the buffer position lit with it."""
+    k, pos = page.evaluate(model_js(
+        "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0]]"))
+    return k, pos
+
+
+@pytest.fixture
+def open_lesson(page, explorer_server):
+    def open_(query: str):
+        page.goto(explorer_server + query)
+        page.wait_for_function(
+            "() => window.Bokeh && Bokeh.documents.length > 0"
+            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null")
+        page.locator(".candela-keys").wait_for()  # the keyboard script is running
+        return page
+
+    return open_
+
+
+def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
+    page = open_lesson("?lesson=transpose&presenter=true")
+    body = page.locator("body")
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 1 of 5")
+    expect(page.locator(".candela-presenter")).to_have_count(1)
+    expect(page.locator(".candela-question")).to_contain_text("stride[0]")
+    size = page.locator(".candela-question").evaluate("el => getComputedStyle(el).fontSize")
+    assert size == "22px", "presenter mode enlarges the type"
+    # Step 1's question hides the fields; the layout drawn is (3, 4).transpose().
+    positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
+    assert positions == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+
+    # n: next lesson step, through the server.
+    body.press("n")
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+    expect(page.locator(".candela-question")).to_contain_text("adj_stride[0]")
+    page.wait_for_function("() => location.search.includes('step=2')")
+    assert "presenter=true" in page.evaluate("location.search")
+
+    # Right arrow steps the walk in the browser: frame 1 lights buffer position 4.
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 1"))
+    assert cursor(page) == (1, 4)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
+    assert cursor(page) == (3, 1)  # the backward jump, 8 -> 1
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 2"))
+
+    # Typing in the answer box must not move the walk: "n" and digits are text there.
+    answer = page.locator(".candela-answer input")
+    answer.focus()
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    expect(page.locator(".candela-verdict")).to_contain_text("Not quite: you said 3")
+    expect(page.locator(".candela-verdict")).to_contain_text("adj_stride[0] is -7")
+    expect(page.locator(".candela-verdict-wrong")).to_have_count(1)
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+
+    # The reveal played the walk; the fields are back. Space pauses, space plays.
+    expect(page.locator(".candela-adj-stride")).to_have_text("(-7, 4)")
+    page.wait_for_function(model_js("return m('frame-slider').value === 11"))
+    answer.evaluate("el => el.blur()")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 10"))
+    page.evaluate(model_js("m('speed-slider').value = 30"))
+    page.keyboard.press(" ")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 11"))
+    # Space again while playing pauses (slowly, so the walk cannot finish first).
+    for _ in range(5):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 6"))
+    page.evaluate(model_js("m('speed-slider').value = 1"))
+    playing = "() => [...globalThis.__candelaTraverse.values()].some(st => st.timer !== null)"
+    page.keyboard.press(" ")
+    page.wait_for_function(playing)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => !({playing})()")
+    assert cursor(page)[0] < 11
+
+    # n to step 3, and a right answer.
+    page.keyboard.press("n")
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 3 of 5")
+    expect(page.locator(".candela-verdict")).to_have_text("")
+    answer.focus()
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    expect(page.locator(".candela-verdict-right")).to_contain_text(
+        "Right: the buffer position after walk step 5 is 2")
+    expect(page.locator(".candela-verdict")).to_contain_text("9 - 7 = 2")
+
+    # p goes back, once focus has left the box.
+    answer.evaluate("el => el.blur()")
+    page.keyboard.press("p")
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+
+
+def test_a_bad_lesson_link_says_so_and_the_page_still_works(open_lesson):
+    page = open_lesson("?lesson=no-such-lesson&step=2")
+    expect(page.locator(".candela-lesson-message")).to_contain_text("no lesson 'no-such-lesson'")
+    expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
+    page = open_lesson("?lesson=contiguity&step=3")
+    expect(page.locator(".candela-error")).to_contain_text("non-contiguous")
+    expect(page.locator(".candela-lesson-text")).to_contain_text("NonContiguousView")
