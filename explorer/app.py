@@ -32,10 +32,10 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from . import columns as C
-from .fields import DTYPE_BYTES, fields_html, layout_line
-from .pipeline import ARG_NAMES, OPS, PipelineError, format_step, parse
-from .state import Result, StateError, evaluate, parse_shape, shape_text
+from explorer import columns as C
+from explorer.fields import DTYPE_BYTES, fields_html, layout_line
+from explorer.pipeline import ARG_NAMES, OPS, PipelineError, format_step, parse
+from explorer.state import Result, StateError, evaluate, parse_shape, shape_text
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 DEFAULT_SHAPE = (3, 4)
@@ -135,7 +135,7 @@ class Explorer(pn.viewable.Viewer):
         self._build_models()
         self._build_widgets()
         self._layout = self._build_layout()
-        from .classroom import Classroom  # lessons, presenter mode and keys
+        from explorer.classroom import Classroom  # lessons, presenter mode and keys
 
         self.classroom = Classroom(self)  # before the URL's shape and ops, which win
         self.lesson_area.objects = [self.classroom.panel]
@@ -197,13 +197,13 @@ class Explorer(pn.viewable.Viewer):
 
     # Jupyter and the offline page live in explorer/jupyter.py and explorer/export.py.
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from .jupyter import repr_mimebundle
+        from explorer.jupyter import repr_mimebundle
 
         return repr_mimebundle(self, include, exclude)
 
     def save_html(self, path, title: str = "Candela Explorer"):
         """Write this state as one self-contained HTML page (no Python, no network)."""
-        from .export import save_html
+        from explorer.export import save_html
 
         return save_html(self, path, title=title)
 
@@ -497,7 +497,7 @@ class Explorer(pn.viewable.Viewer):
     # ------------------------------------------------------------------ layout
 
     def _build_layout(self):
-        from .export import download_button  # the offline page of the current state
+        from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end")
         legend = pn.pane.HTML(

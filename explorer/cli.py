@@ -55,10 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     from .app import app
 
     pn.extension()
-    server = pn.serve(
-        {"/": app}, port=args.port, address=args.address, show=False, start=False,
-        title="Candela Explorer", websocket_origin="*" if args.address != "127.0.0.1" else None,
-    )
+    try:
+        server = pn.serve(
+            {"/": app}, port=args.port, address=args.address, show=False, start=False,
+            title="Candela Explorer",
+            websocket_origin="*" if args.address != "127.0.0.1" else None,
+        )
+    except OSError as exc:
+        print(f"candela-explorer: cannot serve on {args.address}:{args.port}: {exc.strerror or exc}"
+              " (try another --port, or --port 0 for a free one)", file=sys.stderr)
+        return 2
     host = "127.0.0.1" if args.address in ("0.0.0.0", "") else args.address
     url = f"http://{host}:{server.port}/{start_query(args.shape, args.ops)}"
     print(f"Candela Explorer: {url}", flush=True)
