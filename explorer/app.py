@@ -15,13 +15,13 @@ import html
 from pathlib import Path
 from urllib.parse import parse_qs, quote
 
-import numpy as np
 import panel as pn
 import param
 from bokeh.core.properties import value
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
+    InlineStyleSheet,
     Button,
     ColumnDataSource,
     CustomJS,
@@ -93,9 +93,10 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def _fit(fig: figure, cols: int, rows: float, top: float = 0.0, max_px: int = 600) -> None:
-    # Square cells, as large as the space allows within 12..46 px.
-    cell = int(max(12, min(46, max_px / max(cols, 1), 520 / max(rows, 1))))
+def _fit(fig: figure, cols: int, rows: float, top: float = 0.0, max_px: int = 600,
+         scale: float = 1.0) -> None:
+    # Square cells, as large as the space allows within 12..46 px (times `scale`).
+    cell = int(scale * max(12, min(46, max_px / max(cols, 1), 520 / max(rows, 1))))
     fig.x_range.start, fig.x_range.end = -0.6, cols - 0.4
     fig.y_range.start, fig.y_range.end = -rows + 0.4, 0.6 + top
     fig.width = int(cell * (cols + 0.2)) + 8
@@ -132,6 +133,9 @@ class Explorer(pn.viewable.Viewer):
         self._result: Result | None = None
         self._history: list[tuple[object, str]] = []
         self._quiet = False  # set while the app itself writes a parameter
+        #: How much bigger than normal cells and their labels are drawn (presenter mode).
+        self.cell_scale = 1.0
+        self._base_widths: dict[str, int] = {}
         self._build_models()
         self._build_widgets()
         self._layout = self._build_layout()
@@ -151,6 +155,24 @@ class Explorer(pn.viewable.Viewer):
         self.param.watch(lambda e: self._render_fields(), ["unit"])
 
     # ------------------------------------------------------------------ public state
+
+    def set_cell_scale(self, factor: float) -> None:
+        """Draw cells and their labels `factor` times their normal size (1.0 is normal)."""
+        if factor != self.cell_scale:
+            self.cell_scale = factor
+            with pn.io.hold(), pn.io.unlocked():
+                # The traversal's Bokeh widgets take no Panel stylesheet: size them here.
+                px = round(14 * factor)
+                sheet = [InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: {px}px; }}")]
+                for widget in (*self._traversal_buttons, self.speed_slider, self.frame_slider):
+                    base = self._base_widths.setdefault(widget.id, widget.width)
+                    widget.width = round(base * factor)
+                    widget.stylesheets = sheet if factor != 1 else []
+                self.odometer.styles = {"font-size": f"{px}px"}
+                self.odometer.height = round(44 * factor)
+                self.odometer.width = round(640 * factor)
+                if self._result is not None:
+                    self._render()
 
     @property
     def layout(self):
@@ -306,6 +328,10 @@ class Explorer(pn.viewable.Viewer):
         self._labels.append(bf.text("x_right", "y_bottom", text="reads_label",
                 source=self.buffer_labels_source, text_align="right", text_baseline="bottom",
                 text_font_size="10px", text_color="text_color", text_font_style="bold"))
+        # Each label's font size at scale 1; _render scales them with the cells.
+        self._label_px = {r.id: float(r.glyph.text_font_size.get("value", r.glyph.text_font_size)[:-2])
+                          if isinstance(r.glyph.text_font_size, dict)
+                          else float(r.glyph.text_font_size[:-2]) for r in self._labels}
         bf.scatter("x", "y", source=self.offset_source, marker="triangle", size=12,
                    fill_color=C.OFFSET, line_color=C.OFFSET)
         bf.text("x", "y", text=value("offset"), source=self.offset_source,
@@ -355,6 +381,7 @@ class Explorer(pn.viewable.Viewer):
         bf.add_tools(HoverTool(renderers=[bcells], callback=js("hover-buffer"),
                                tooltips=[("position", "@pos"), ("value", "@value"),
                                          ("reads", "@reads")]))
+        self._traversal_buttons = list(buttons.values())
         self.traversal = bk_column(
             bk_row(*buttons.values(), self.speed_slider),
             self.frame_slider,
@@ -509,21 +536,28 @@ class Explorer(pn.viewable.Viewer):
             + _swatch(C.HOVER, "hover link")
             + _swatch(C.GREY, "not read")
             + "</div>", stylesheets=[CSS])
-        controls = pn.Column(
-            pn.Row(self.shape_input, self.unit_select, self.download_button),
-            pn.Row(self.ops_input, self.undo_button, self.reset_button,
-                   sizing_mode="stretch_width"),
+        builder = pn.Column(
             pn.pane.HTML('<div class="candela-heading">add an operation</div>',
                          stylesheets=[CSS]),
             pn.Column(pn.FlexBox(*self.op_buttons.values()), width=540),
             pn.Row(self.arg_row, self.add_button),
+        )
+        step_view = pn.Column(pn.Row(self.step_select), self.step_pane)
+        controls = pn.Column(
+            pn.Row(self.shape_input, self.unit_select, self.download_button),
+            pn.Row(self.ops_input, self.undo_button, self.reset_button,
+                   sizing_mode="stretch_width"),
+            builder,
             self._error_pane,
             pn.pane.HTML('<div class="candela-heading">fields</div>', stylesheets=[CSS]),
             self.fields_pane,
-            pn.Row(self.step_select),
-            self.step_pane,
+            step_view,
             width=560,
         )
+        #: What presenter mode hides: the editing tools a projected lesson does not need
+        #: (the shape and pipeline stay, and typing in them still works).
+        self.editing_parts = [self.unit_select, self.download_button, self.undo_button,
+                              self.reset_button, builder, step_view]
         #: Room for a lesson panel (issue 4): the page's right-hand column.
         self.lesson_area = pn.Column(visible=False, width=320)
         views = pn.Column(
@@ -584,11 +618,15 @@ class Explorer(pn.viewable.Viewer):
             self.odometer.text = self._odometer_start(cols)
             for renderer in self._labels:
                 renderer.visible = cols.labels
+                size = f"{round(self._label_px[renderer.id] * self.cell_scale)}px"
+                if renderer.glyph.text_font_size != size:
+                    renderer.glyph.text_font_size = size
             if not summary:
                 top = 0.9 if len(grid.shape) > 2 else 0.0
-                _fit(self.logical_figure, grid.width, grid.height, top=top)
+                _fit(self.logical_figure, grid.width, grid.height, top=top,
+                     scale=self.cell_scale)
                 _fit(self.buffer_figure, cols.buffer_cols, cols.buffer_rows, top=1.2,
-                     max_px=640)
+                     max_px=640, scale=self.cell_scale)
                 self.buffer_figure.y_range.start -= 0.5  # room for the offset marker
         for pane in self._views.objects[:6]:
             pane.visible = not summary

@@ -152,7 +152,6 @@ class Classroom:
         self._busy = False
         self._lesson: L.Lesson | None = None
         self._answered: tuple[str, int, str] | None = None
-        self._scaled: dict[str, tuple[Any, ...]] = {}
         self.verdict: L.Verdict | None = None
         self._catalogue, problems = self._read_catalogue()
         self._build_widgets()
@@ -167,7 +166,6 @@ class Classroom:
         ex.param.watch(self._on_lesson_params, ["lesson", "step"])
         ex.param.watch(lambda e: self._apply_presenter(), ["presenter"])
         # After the Explorer has redrawn (its own watcher has the default precedence 0).
-        ex.param.watch(self._after_state, ["shape", "ops", "start"], precedence=10)
         if search is not None:
             pn.state.location.param.watch(self._on_url_change, "search")
 
@@ -266,14 +264,14 @@ class Classroom:
             label="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
             css_classes=["candela-answer"], sizing_mode="stretch_width")
         self.check_button = pn.widgets.Button(label="check", color="primary",
-                                              css_classes=["candela-check"], width=80,
+                                              css_classes=["candela-check"], width=100,
                                               align="end")
         self.verdict_pane = pn.pane.HTML('<div class="candela-verdict"></div>',
                                          stylesheets=[CSS], sizing_mode="stretch_width")
         self.prev_button = pn.widgets.Button(label="◀ previous step", css_classes=["candela-prev"],
-                                             width=140)
+                                             sizing_mode="stretch_width")
         self.next_button = pn.widgets.Button(label="next step ▶", css_classes=["candela-next"],
-                                             color="primary", width=140)
+                                             color="primary", sizing_mode="stretch_width")
         self.presenter_toggle = pn.widgets.Checkbox.from_param(
             self.ex.param.presenter, label="presenter mode (large type)",
             css_classes=["candela-presenter-toggle"])
@@ -296,7 +294,7 @@ class Classroom:
             sizing_mode="stretch_width", visible=False)
         self.step_box = pn.Column(
             self.header_pane, self.text_pane, self.question_box,
-            pn.Row(self.prev_button, self.next_button),
+            pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False)
         return pn.Column(
             pn.pane.HTML('<div class="candela-lesson-title">Lessons</div>', stylesheets=[CSS]),
@@ -476,10 +474,6 @@ class Classroom:
 
     # ------------------------------------------------------------------ presenter mode
 
-    def _after_state(self, *events) -> None:
-        if self.ex.presenter:
-            self._scale_figures(PRESENTER_SCALE)
-
     def _apply_presenter(self) -> None:
         ex = self.ex
         on = bool(ex.presenter)
@@ -490,7 +484,9 @@ class Classroom:
             sheets = [s for s in obj.stylesheets if s != PRESENTER_CSS]
             obj.stylesheets = sheets + ([PRESENTER_CSS] if on else [])
         ex.lesson_area.width = PRESENTER_PANEL_WIDTH if on else PANEL_WIDTH
-        self._scale_figures(PRESENTER_SCALE if on else 1.0)
+        for part in ex.editing_parts:
+            part.visible = not on
+        ex.set_cell_scale(PRESENTER_SCALE if on else 1.0)
 
     def _styled_objects(self) -> list[Any]:
         root = self.ex.__panel__()
@@ -504,34 +500,3 @@ class Classroom:
                 seen.add(id(obj))
                 unique.append(obj)
         return unique
-
-    def _scale_figures(self, factor: float) -> None:
-        # The Explorer sizes its figures on every redraw; scale what it set. A size
-        # that is still the one written here keeps its recorded base.
-        ex = self.ex
-        with pn.io.unlocked():
-            for fig in (ex.logical_figure, ex.buffer_figure):
-                seen = self._scaled.get(fig.id)
-                base = seen[:2] if seen and (fig.width, fig.height) == seen[2:] else (
-                    fig.width, fig.height)
-                size = (int(base[0] * factor), int(base[1] * factor))
-                self._scaled[fig.id] = (*base, *size)
-                if (fig.width, fig.height) != size:
-                    fig.width, fig.height = size
-            for renderer in ex._labels:
-                glyph = renderer.glyph
-                base = self._scaled.setdefault(renderer.id, (glyph.text_font_size,))[0]
-                size = _scale_px(base, factor)
-                if glyph.text_font_size != size:
-                    glyph.text_font_size = size
-
-
-def _scale_px(size: Any, factor: float) -> Any:
-    # "15px" -> "24px"; anything else (a field name, a dict) unchanged.
-    text = size.get("value") if isinstance(size, dict) else size
-    if isinstance(text, str) and text.endswith("px"):
-        try:
-            return f"{round(float(text[:-2]) * factor)}px"
-        except ValueError:
-            return size
-    return size

@@ -99,8 +99,8 @@ def walk_arrays(layout) -> Walk:
 
 
 def index_labels(index: np.ndarray) -> list[str]:
-    """``[i, j, ...]`` for each column of a (rank, n) multi-index array."""
-    return ["[" + ", ".join(map(str, col)) + "]" for col in index.T.tolist()]
+    """Each column of a (rank, n) multi-index array as Python prints the tuple: ``(i, j)``."""
+    return [str(tuple(col)) for col in index.T.tolist()]
 
 
 # --------------------------------------------------------------------------- geometry

@@ -65,7 +65,7 @@ def contiguous_reason(layout) -> str:
 
 
 def _index(index: list[int]) -> str:
-    return "[" + ", ".join(map(str, index)) + "]"
+    return str(tuple(index))  # as Python prints a multi-index
 
 
 def transposed_reason(layout) -> str:

@@ -116,7 +116,7 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
     assert seen == sorted(seen) and len(set(seen)) == 3
     page.wait_for_function(model_js("return m('frame-slider').value === 11"))
     text = page.evaluate(model_js("return m('odometer').text"))
-    assert "element 12 of 12" in text and "[3, 2]" in text and "adj_stride[1]" in text
+    assert "element 12 of 12" in text and "(3, 2)" in text and "adj_stride[1]" in text
     # The last jump (position 7 -> 11) is forward; a row change (e.g. frame 3) is backward.
     page.locator(".bk-btn", has_text="pause").click()
     page.evaluate(model_js("m('frame-slider').value = 3"))

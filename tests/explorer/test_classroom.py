@@ -180,18 +180,22 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert "candela-presenter" in root.css_classes
     assert CR.PRESENTER_CSS in ex.fields_pane.stylesheets
     assert CR.PRESENTER_CSS in ex.classroom.question_pane.stylesheets
-    assert ex.logical_figure.width == int(size[0] * CR.PRESENTER_SCALE)
+    # cells (and so figures) grow by the scale, to within a pixel a cell
+    assert ex.logical_figure.width >= (CR.PRESENTER_SCALE - 0.1) * (size[0] - 8)
     assert ex._labels[0].glyph.text_font_size != font
+    assert not any(part.visible for part in ex.editing_parts)  # a projector needs no editor
+    assert ex.shape_input.visible and ex.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
-    redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()")
-    assert ex.logical_figure.width == int(redrawn.logical_figure.width * CR.PRESENTER_SCALE)
+    redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
+    assert ex.logical_figure.width == redrawn.logical_figure.width
     ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
-    assert ex.logical_figure.width == int(redrawn.logical_figure.width * CR.PRESENTER_SCALE)
+    assert ex.logical_figure.width == redrawn.logical_figure.width
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
     assert CR.PRESENTER_CSS not in ex.fields_pane.stylesheets
-    assert ex.logical_figure.width == redrawn.logical_figure.width
+    assert ex.logical_figure.width == Explorer(shape=(3, 4), ops=".transpose().transpose()").logical_figure.width
     assert ex._labels[0].glyph.text_font_size == font
+    assert all(part.visible for part in ex.editing_parts)
 
 
 def test_every_control_is_a_focusable_widget():
