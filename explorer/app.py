@@ -33,7 +33,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from explorer import columns as C
-from explorer.fields import DTYPE_BYTES, fields_html, layout_line
+from explorer.fields import UNITS, fields_html, layout_line
 from explorer.pipeline import ARG_NAMES, OPS, PipelineError, format_step, parse
 from explorer.state import Result, StateError, evaluate, parse_shape, shape_text
 
@@ -115,7 +115,7 @@ class Explorer(pn.viewable.Viewer):
         The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like "3,4".""")
     ops = param.String(default="", doc="""
         The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".""")
-    unit = param.Selector(default="elements", objects=list(DTYPE_BYTES), doc="""
+    unit = param.Selector(default="elements", objects=list(UNITS), doc="""
         Strides in elements, or in bytes for this element type.""")
     start = param.Parameter(default=None, doc="""
         A candela.Tensor to begin from instead of Tensor.arange(shape).""")

@@ -14,8 +14,17 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
+
 #: Element sizes offered for showing strides in bytes.
-DTYPE_BYTES = {"elements": 1, "int8": 1, "float16": 2, "float32": 4, "float64": 8}
+#: Bytes per element of each dtype the strides can be shown in (NumPy's names and sizes).
+DTYPE_BYTES: dict[str, int] = {
+    name: np.dtype(name).itemsize
+    for name in ("bool", "int8", "uint8", "int16", "uint16", "float16", "int32", "uint32",
+                 "float32", "int64", "uint64", "float64", "complex64", "complex128")
+}
+#: The units strides are shown in: elements, or the bytes of one of DTYPE_BYTES.
+UNITS: tuple[str, ...] = ("elements", *DTYPE_BYTES)
 
 
 def _num(v: int) -> str:

@@ -71,21 +71,11 @@ def _layout_tensor(layout):
     return Tensor(np.arange(hi + 1, dtype=np.int64), layout)
 
 
-def _dtype_unit(name: str, itemsize: int) -> str:
-    """Make ``name`` one of the explorer's stride units (bytes per element) and return it."""
-    from .app import Explorer
+def _dtype_unit(name: str, itemsize: int) -> str | None:
+    """``name`` if the explorer can show strides in its bytes, else None (elements)."""
     from .fields import DTYPE_BYTES
 
-    known = DTYPE_BYTES.get(name)
-    if known is None:
-        DTYPE_BYTES[name] = int(itemsize)
-    elif known != itemsize:  # a name we already use for another size: keep both readable
-        name = f"{name} ({itemsize} B)"
-        DTYPE_BYTES[name] = int(itemsize)
-    objects = Explorer.param.unit.objects
-    if name not in objects:
-        objects.append(name)
-    return name
+    return name if DTYPE_BYTES.get(name) == itemsize else None
 
 
 def as_tensor(x) -> tuple[object, str | None]:

@@ -36,12 +36,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import candela.errors
+
+from .fields import DTYPE_BYTES
+
 if TYPE_CHECKING:  # pragma: no cover - only for type hints
     from candela import Layout, Tensor
 
 __all__ = [
     "ASKS",
-    "DTYPE_SIZES",
+    "DTYPE_BYTES",
     "ERROR_NAMES",
     "Answer",
     "Lesson",
@@ -85,39 +89,8 @@ ASKS: dict[str, tuple[frozenset[str], type]] = {
     "is_contiguous": (frozenset(), bool),
 }
 
-#: Bytes per element of the dtypes a ``stride_bytes`` question may name (NumPy's names).
-DTYPE_SIZES: dict[str, int] = {
-    "bool": 1,
-    "int8": 1,
-    "uint8": 1,
-    "int16": 2,
-    "uint16": 2,
-    "float16": 2,
-    "int32": 4,
-    "uint32": 4,
-    "float32": 4,
-    "int64": 8,
-    "uint64": 8,
-    "float64": 8,
-    "complex64": 8,
-    "complex128": 16,
-}
-
 #: The candela error classes a step may declare in ``expect_error``.
-ERROR_NAMES: frozenset[str] = frozenset(
-    {
-        "OpError",
-        "ZeroRankShape",
-        "InvalidShape",
-        "InvalidViewShape",
-        "NonContiguousView",
-        "CannotBroadcast",
-        "NotEnoughAxes",
-        "AxesOutOfBounds",
-        "SliceOutOfBounds",
-        "IndexOutOfBounds",
-    }
-)
+ERROR_NAMES: frozenset[str] = frozenset(candela.errors.__all__)
 
 #: A lesson must draw in full detail, so its tensors stay small.
 MAX_RANK = 8
@@ -362,9 +335,9 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         if extra in obj and obj[extra] < 0:
             raise LessonError(source, f"{where}.{extra}", f"must be 0 or more, got {obj[extra]}")
     dtype = obj.get("dtype")
-    if "dtype" in obj and dtype not in DTYPE_SIZES:
+    if "dtype" in obj and dtype not in DTYPE_BYTES:
         raise LessonError(
-            source, f"{where}.dtype", f"{dtype!r} is not one of {', '.join(DTYPE_SIZES)}"
+            source, f"{where}.dtype", f"{dtype!r} is not one of {', '.join(DTYPE_BYTES)}"
         )
     if "answer" not in obj:
         raise LessonError(source, f"{where}.answer", "is required")
@@ -503,7 +476,7 @@ def expected_answer(question: Question, layout: Layout | Tensor) -> Answer:
     if ask == "adj_stride":
         return lay.adj_stride[_axis(question, lay)]
     if ask == "stride_bytes":
-        return lay.stride[_axis(question, lay)] * DTYPE_SIZES[question.dtype or ""]
+        return lay.stride[_axis(question, lay)] * DTYPE_BYTES[question.dtype or ""]
     if ask == "offset":
         return lay.offset
     if ask == "len":
@@ -559,7 +532,7 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
         return f"adj_stride[{d}] = {stride[d]}{terms} = {lay.adj_stride[d]}."
     if ask == "stride_bytes":
         d = _axis(question, lay)
-        size = DTYPE_SIZES[question.dtype or ""]
+        size = DTYPE_BYTES[question.dtype or ""]
         return (
             f"stride[{d}] = {stride[d]} elements, times {size} bytes per {question.dtype} "
             f"element = {stride[d] * size} bytes."

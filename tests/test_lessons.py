@@ -23,7 +23,6 @@ from candela import Layout
 from explorer import lessons, pipeline
 from explorer.lessons import (
     ASKS,
-    DTYPE_SIZES,
     Lesson,
     LessonError,
     LessonNotFound,
@@ -172,9 +171,11 @@ def _first_principles(question: Question, layout: Layout) -> object:
     raise AssertionError(question.ask)
 
 
-def test_dtype_sizes_are_numpys_itemsizes() -> None:
-    for name, size in DTYPE_SIZES.items():
-        assert np.dtype(name).itemsize == size
+def test_error_names_are_candelas_error_classes() -> None:
+    import candela
+
+    for name in lessons.ERROR_NAMES:
+        assert issubclass(getattr(candela, name), candela.OpError)
 
 
 # --------------------------------------------------------------------------- grading typed answers
