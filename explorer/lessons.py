@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,17 +181,16 @@ class Verdict:
 def lessons_dir() -> Path:
     """The folder of lesson files.
 
-    ``$CANDELA_LESSONS`` if set; else the repository's ``assets/lessons``; else a
-    ``lessons`` folder shipped inside the ``explorer`` package (installed copies).
+    ``$CANDELA_LESSONS`` if set; else the repository's ``assets/lessons`` (a
+    checkout or an editable install); else ``share/candela-explorer/lessons``
+    under the Python prefix, where a wheel installs them.
     """
     override = os.environ.get("CANDELA_LESSONS")
     if override:
         return Path(override)
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "assets" / "lessons", here / "lessons"):
-        if candidate.is_dir():
-            return candidate
-    return here.parent / "assets" / "lessons"
+    in_repo = Path(__file__).resolve().parent.parent / "assets" / "lessons"
+    installed = Path(sys.prefix) / "share" / "candela-explorer" / "lessons"
+    return in_repo if in_repo.is_dir() or not installed.is_dir() else installed
 
 
 def lesson_files(directory: Path | None = None) -> list[Path]:
