@@ -558,7 +558,7 @@ class Explorer(pn.viewable.Viewer):
         #: (the shape and pipeline stay, and typing in them still works).
         self.editing_parts = [self.unit_select, self.download_button, self.undo_button,
                               self.reset_button, builder, step_view]
-        #: Room for a lesson panel (issue 4): the page's right-hand column.
+        #: The lesson panel lives here: the page's right-hand column.
         self.lesson_area = pn.Column(visible=False, width=320)
         views = pn.Column(
             self.logical_heading,
