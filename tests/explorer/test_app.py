@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("panel")
 
@@ -221,3 +223,22 @@ def test_empty_tensor_draws_nothing_and_does_not_crash():
     assert ex.error is None and field(ex, "len") == "0"
     assert len(ex.frames_source.data["pos"]) == 0
     assert C.columns_for(ex.tensor).buffer["pos"].tolist() == []
+
+
+_typed = st.text(alphabet=".()[]:,- 0123456789s_abcdefghijklmnopqrstuvwxyz'\"", max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.one_of(st.text(alphabet="0123456789,- x.", max_size=12), _typed), ops=_typed)
+def test_whatever_is_typed_the_page_keeps_a_good_state(shape, ops):
+    """Typing never raises: each input is taken or refused with a message, and the last
+    good layout stays on screen with fields that describe it."""
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    for name, value in (("shape", shape), ("ops", ops)):
+        before = ex.layout
+        setattr(ex, name, value)
+        if ex.error is not None:
+            assert ex.layout == before and ex.error.strip()
+            assert error_text(ex).strip()
+        assert field(ex, "shape") == str(ex.layout.shape)
+        assert field(ex, "stride") == str(ex.layout.stride)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from candela import Tensor
@@ -136,3 +136,36 @@ def test_a_broadcast_too_large_to_draw_is_refused_not_allocated():
     with pytest.raises(PipelineError) as info:
         apply(parse(".broadcast((100000, 100000, 4))"), Tensor.arange((4,)))
     assert "at most" in info.value.reason
+
+
+PIPELINE_ALPHABET = ".()[]:,- 0123456789s_" + "transpose view slice narrow broadcast axes rotate"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=60), st.text(alphabet=PIPELINE_ALPHABET, max_size=60),
+                 st.lists(steps, max_size=4).map(format_pipeline).map(lambda t: t[:-1] or t)))
+def test_any_text_parses_or_is_refused_with_a_pipeline_error(text):
+    """Whatever is typed: steps that format back to canonical text, or a PipelineError."""
+    try:
+        parsed = parse(text)
+    except PipelineError as exc:
+        assert str(exc)  # a message to show
+        return
+    assert parse(format_pipeline(parsed)) == parsed
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(steps, max_size=4))
+def test_applying_any_parsed_chain_gives_states_or_names_the_failing_step(chain):
+    """No chain crashes: each step applies, or the error names the first one that cannot."""
+    start = Tensor.arange((2, 3, 4))
+    try:
+        states = apply(chain, start)
+    except PipelineError as exc:
+        assert 1 <= exc.step <= len(chain)
+        assert exc.text == str(chain[exc.step - 1])
+        apply(chain[: exc.step - 1], start)  # everything before it applies
+        return
+    assert len(states) == len(chain) + 1
+    for state in states[1:]:  # every state reads the start's buffer or a packed copy of it
+        assert set(np.ravel(state.to_numpy()).tolist()) <= set(range(24))
