@@ -140,7 +140,9 @@ def bench_as_contiguous(sizes: list[int]) -> list[str]:
             assert np.array_equal(src.as_contiguous().to_numpy(), np.ascontiguousarray(arr))
             ours = median_time(src.as_contiguous, 7)
             theirs = median_time(lambda: np.ascontiguousarray(arr), 7)
-            lines.append(f"| {n:,} | {name} | {ours * 1e3:.2f} | {theirs * 1e3:.2f} | {ours / theirs:.2f}x |")
+            lines.append(
+                f"| {n:,} | {name} | {ours * 1e3:.2f} | {theirs * 1e3:.2f} | {ours / theirs:.2f}x |"
+            )
             print(lines[-1], flush=True)
     return lines
 

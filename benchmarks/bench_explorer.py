@@ -28,9 +28,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def p95(values: list[float]) -> float:
@@ -82,7 +89,8 @@ def bench_browser() -> dict:
             page.goto(f"http://127.0.0.1:{port}/?shape=64,64")
             page.wait_for_function(
                 "() => window.Bokeh && Bokeh.documents.length"
-                " && Bokeh.documents[0].get_model_by_name('logical-source')?.data.x.length === 4096")
+                " && Bokeh.documents[0].get_model_by_name('logical-source')?.data.x.length === 4096"
+            )
             # Time from the click (pointerdown) to the animation frame after the new data;
             # and to the frame after the whole page has it (the step list's text is the
             # last thing the server rewrites), so nothing can arrive later unmeasured.
@@ -109,9 +117,11 @@ def bench_browser() -> dict:
             for i in range(10):
                 button.click()
                 page.wait_for_function(
-                    f"() => window.__bench.paints.length > {i} && window.__bench.settled[{i}]")
+                    f"() => window.__bench.paints.length > {i} && window.__bench.settled[{i}]"
+                )
             clicks, paints, settled = page.evaluate(
-                "() => [window.__bench.clicks, window.__bench.paints, window.__bench.settled]")
+                "() => [window.__bench.clicks, window.__bench.paints, window.__bench.settled]"
+            )
             out["click_to_repaint"] = [b - a for a, b in zip(clicks, paints)]
             out["click_to_settled"] = [b - a for a, b in zip(clicks, settled)]
 
@@ -160,13 +170,19 @@ def main() -> None:
         return
     b = bench_browser()
     clicks = b["click_to_repaint"]
-    print(f"browser click-to-repaint at 4,096: median {statistics.median(clicks):.0f} ms "
-          f"(min {min(clicks):.0f}, max {max(clicks):.0f}, n={len(clicks)})")
+    print(
+        f"browser click-to-repaint at 4,096: median {statistics.median(clicks):.0f} ms "
+        f"(min {min(clicks):.0f}, max {max(clicks):.0f}, n={len(clicks)})"
+    )
     settled = b["click_to_settled"]
-    print(f"browser click to whole page updated at 4,096: median {statistics.median(settled):.0f} ms "
-          f"(min {min(settled):.0f}, max {max(settled):.0f}, n={len(settled)})")
-    print(f"animation at speed 60 on 4,096 cells: {b['frames_per_s']:.1f} frames/s advanced, "
-          f"browser frame rate {b['raf_per_s']:.1f}/s")
+    print(
+        f"browser click to whole page updated at 4,096: median {statistics.median(settled):.0f} ms "
+        f"(min {min(settled):.0f}, max {max(settled):.0f}, n={len(settled)})"
+    )
+    print(
+        f"animation at speed 60 on 4,096 cells: {b['frames_per_s']:.1f} frames/s advanced, "
+        f"browser frame rate {b['raf_per_s']:.1f}/s"
+    )
 
 
 if __name__ == "__main__":

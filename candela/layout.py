@@ -14,19 +14,19 @@ tests prove each against a brute-force walk.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
 
 from . import tuples as T
 from .errors import (
+    AxesOutOfBounds,
     CannotBroadcast,
     IndexOutOfBounds,
     InvalidShape,
     InvalidViewShape,
     NonContiguousView,
     NotEnoughAxes,
-    AxesOutOfBounds,
     SliceOutOfBounds,
 )
 from .slicing import RangesLike, format_ranges, resolve_range, to_ranges
@@ -39,7 +39,7 @@ class Step(NamedTuple):
 
     index: tuple[int, ...]  # the multi-index of the element
     position: int  # its position in the buffer
-    axis: Optional[int]  # the axis that stepped; None for the first element
+    axis: int | None  # the axis that stepped; None for the first element
     delta: int  # what was added to the position: adj_stride[axis] (0 for the first)
 
 
@@ -79,13 +79,13 @@ class Layout:
         object.__setattr__(self, "_len", T.prod(shape))
 
     @classmethod
-    def _make(cls, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> "Layout":
+    def _make(cls, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Layout:
         layout = object.__new__(cls)
         layout._set(tuple(shape), tuple(stride), offset)
         return layout
 
     @classmethod
-    def contiguous(cls, shape: T.ShapeLike) -> "Layout":
+    def contiguous(cls, shape: T.ShapeLike) -> Layout:
         """Row-major layout of `shape`; the same as ``Layout(shape)``.
 
         >>> Layout.contiguous((2, 3)) == Layout((2, 3))
@@ -94,7 +94,7 @@ class Layout:
         return cls(shape)
 
     @classmethod
-    def empty(cls) -> "Layout":
+    def empty(cls) -> Layout:
         """The empty layout: shape ``(0,)``, len 0.
 
         >>> Layout.empty().is_empty(), Layout.empty().shape
@@ -103,7 +103,7 @@ class Layout:
         return cls((0,))
 
     @classmethod
-    def from_strided(cls, shape: T.ShapeLike, stride: T.ShapeLike, offset: int = 0) -> "Layout":
+    def from_strided(cls, shape: T.ShapeLike, stride: T.ShapeLike, offset: int = 0) -> Layout:
         """A layout with an explicit stride (negative and zero allowed) and offset.
 
         adj_stride and len are derived. Refused: a stride of another rank, a
@@ -128,7 +128,7 @@ class Layout:
         adj_stride: Sequence[int],
         offset: int,
         len: int,
-    ) -> "Layout":
+    ) -> Layout:
         """Assemble a layout from fields already worked out. No validation.
 
         >>> Layout.from_raw_parts((2, 3), (3, 1), (1, 1), 0, 6) == Layout((2, 3))
@@ -145,7 +145,7 @@ class Layout:
             object.__setattr__(layout, name, value)
         return layout
 
-    def with_offset(self, offset: int) -> "Layout":
+    def with_offset(self, offset: int) -> Layout:
         """This layout starting at another buffer position.
 
         >>> Layout(4).with_offset(3).offset
@@ -239,7 +239,7 @@ class Layout:
 
     # -- zero-copy derivations ----------------------------------------------
 
-    def view(self, shape: T.ShapeLike) -> "Layout":
+    def view(self, shape: T.ShapeLike) -> Layout:
         """The same elements as another shape (a reshape). Needs a contiguous layout.
 
         The element count is checked first, then contiguity; the result has
@@ -270,7 +270,7 @@ class Layout:
             )
         return self._make(dims, T.contiguous_strides(dims), self._offset)
 
-    def slice(self, ranges: RangesLike) -> "Layout":
+    def slice(self, ranges: RangesLike) -> Layout:
         """The sub-region one `SliceRange` per leading axis selects; the rank is kept.
 
         Missing ranges take their axis in full; a bare integer keeps its axis
@@ -299,7 +299,7 @@ class Layout:
             stride[axis] = self._stride[axis] * step
         return self._make(tuple(shape), tuple(stride), offset)
 
-    def narrow(self, dim: int, start: int, length: int) -> "Layout":
+    def narrow(self, dim: int, start: int, length: int) -> Layout:
         """`length` elements of axis `dim` from `start`: ``slice`` of ``start:start+length``.
 
         A negative `dim` or `start` counts from the end.
@@ -325,7 +325,7 @@ class Layout:
         shape = self._shape[:axis] + (count,) + self._shape[axis + 1 :]
         return self._make(shape, self._stride, self._offset + begin * self._stride[axis])
 
-    def transpose(self, dim0: Optional[int] = None, dim1: Optional[int] = None) -> "Layout":
+    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Layout:
         """Reverse every axis, or with two arguments swap those two axes.
 
         >>> Layout((2, 3, 4)).transpose().shape
@@ -347,14 +347,16 @@ class Layout:
         axes[a], axes[b] = axes[b], axes[a]
         return self._permute(axes)
 
-    def transpose_axes(self, axes: Sequence[int]) -> "Layout":
+    def transpose_axes(self, axes: Sequence[int]) -> Layout:
         """Reorder the axes: axis ``i`` of the result is axis ``axes[i]`` of this one.
 
         >>> Layout((1, 2, 3)).transpose_axes((0, 2, 1)).shape
         (1, 3, 2)
         """
         if isinstance(axes, (str, bytes)) or not hasattr(axes, "__len__"):
-            raise NotEnoughAxes(f"axes must be a sequence of {self.rank} axes, got {axes!r}", axes=axes)
+            raise NotEnoughAxes(
+                f"axes must be a sequence of {self.rank} axes, got {axes!r}", axes=axes
+            )
         given = tuple(axes)
         if len(given) != self.rank:
             raise NotEnoughAxes(
@@ -373,12 +375,12 @@ class Layout:
             )
         return self._permute(perm)
 
-    def _permute(self, perm: Sequence[int]) -> "Layout":
+    def _permute(self, perm: Sequence[int]) -> Layout:
         return self._make(
             tuple(self._shape[a] for a in perm), tuple(self._stride[a] for a in perm), self._offset
         )
 
-    def broadcast(self, shape: T.ShapeLike) -> "Layout":
+    def broadcast(self, shape: T.ShapeLike) -> Layout:
         """Expand to `shape` by NumPy's right-aligned rules, faking repeats with stride 0.
 
         >>> b = Layout((4,)).broadcast((3, 4))
@@ -414,7 +416,7 @@ class Layout:
                 )
         return self._make(target, tuple(stride), self._offset)
 
-    def rotate_axis_innermost(self, axis: int) -> "Layout":
+    def rotate_axis_innermost(self, axis: int) -> Layout:
         """Rotate the axes to ``[axis+1, .., rank-1, 0, .., axis]``: `axis` becomes innermost.
 
         >>> Layout((2, 3, 4)).rotate_axis_innermost(0).shape
@@ -468,7 +470,7 @@ class Layout:
             return False
         return self._len == 0 or self._block_contiguous(a)
 
-    def _axis_or_none(self, axis: int) -> Optional[int]:
+    def _axis_or_none(self, axis: int) -> int | None:
         try:
             return T.canonical_axis(axis, self.rank)
         except AxesOutOfBounds:
@@ -534,14 +536,18 @@ class Layout:
         position = self._offset
         for axis, (i, n, st) in enumerate(zip(idx, self._shape, self._stride)):
             if isinstance(i, bool):
-                raise IndexOutOfBounds(f"index {idx} has a bool on axis {axis}", index=idx, axis=axis)
+                raise IndexOutOfBounds(
+                    f"index {idx} has a bool on axis {axis}", index=idx, axis=axis
+                )
             try:
                 k = int(i) if isinstance(i, (int, np.integer)) else None
             except TypeError:
                 k = None
             if k is None:
                 raise IndexOutOfBounds(
-                    f"index {idx} has {i!r} on axis {axis}: indices are integers", index=idx, axis=axis
+                    f"index {idx} has {i!r} on axis {axis}: indices are integers",
+                    index=idx,
+                    axis=axis,
                 )
             if not -n <= k < n:
                 raise IndexOutOfBounds(

@@ -13,14 +13,13 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from .errors import SliceOutOfBounds
 
 __all__ = ["SliceRange", "s", "to_ranges", "resolve_range", "format_ranges"]
 
 
-def _bound(value: object, what: str) -> Optional[int]:
+def _bound(value: object, what: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -41,9 +40,9 @@ class SliceRange:
     (SliceRange(1:3), SliceRange(::-1), SliceRange(-1))
     """
 
-    start: Optional[int] = None
-    stop: Optional[int] = None
-    step: Optional[int] = None
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
     single: bool = False  # a bare integer: select element `start`, keep the axis with size 1
 
     def __post_init__(self) -> None:
@@ -52,24 +51,26 @@ class SliceRange:
         object.__setattr__(self, "step", _bound(self.step, "step"))
 
     @classmethod
-    def at(cls, index: int) -> "SliceRange":
+    def at(cls, index: int) -> SliceRange:
         """The range that selects element `index` alone (``s[index]``)."""
         return cls(start=index, single=True)
 
     @classmethod
-    def full(cls) -> "SliceRange":
+    def full(cls) -> SliceRange:
         """The range that takes the whole axis (``s[:]``)."""
         return cls()
 
     @classmethod
-    def from_key(cls, key: object) -> "SliceRange":
+    def from_key(cls, key: object) -> SliceRange:
         """A `SliceRange` from a Python ``slice``, an int, or a `SliceRange`."""
         if isinstance(key, SliceRange):
             return key
         if isinstance(key, slice):
             return cls(key.start, key.stop, key.step)
         if isinstance(key, bool) or key is Ellipsis or key is None:
-            raise SliceOutOfBounds(f"cannot slice with {key!r}: use ints and start:stop:step", key=key)
+            raise SliceOutOfBounds(
+                f"cannot slice with {key!r}: use ints and start:stop:step", key=key
+            )
         try:
             return cls.at(operator.index(key))  # type: ignore[arg-type]
         except TypeError:
@@ -81,7 +82,9 @@ class SliceRange:
     def __str__(self) -> str:
         if self.single:
             return str(self.start)
-        text = f"{'' if self.start is None else self.start}:{'' if self.stop is None else self.stop}"
+        text = (
+            f"{'' if self.start is None else self.start}:{'' if self.stop is None else self.stop}"
+        )
         if self.step is not None:
             text += f":{self.step}"
         return text
@@ -108,7 +111,7 @@ s = _SliceBuilder()
 (SliceRange(1:3), SliceRange(::-1), SliceRange(0))
 """
 
-RangesLike = Union[SliceRange, slice, int, Sequence[Union[SliceRange, slice, int]]]
+RangesLike = SliceRange | slice | int | Sequence[SliceRange | slice | int]
 
 
 def to_ranges(ranges: RangesLike) -> tuple[SliceRange, ...]:

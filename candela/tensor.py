@@ -10,7 +10,7 @@ view starts in it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -54,7 +54,7 @@ class Tensor:
     # -- construction -------------------------------------------------------
 
     @classmethod
-    def from_slice(cls, data: Any, shape: T.ShapeLike) -> "Tensor":
+    def from_slice(cls, data: Any, shape: T.ShapeLike) -> Tensor:
         """A contiguous tensor of `shape` over `data` (copied into a new flat buffer).
 
         >>> Tensor.from_slice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3))[1, 0]
@@ -72,7 +72,7 @@ class Tensor:
         return cls(buf, layout)
 
     @classmethod
-    def arange(cls, shape: T.ShapeLike) -> "Tensor":
+    def arange(cls, shape: T.ShapeLike) -> Tensor:
         """Values ``0..n-1`` laid out contiguously: each value is its buffer position.
 
         >>> Tensor.arange((2, 2)).transpose().tolist()
@@ -82,7 +82,7 @@ class Tensor:
         return cls(np.arange(layout.len, dtype=np.int64), layout)
 
     @classmethod
-    def from_numpy(cls, array: np.ndarray) -> "Tensor":
+    def from_numpy(cls, array: np.ndarray) -> Tensor:
         """Wrap a NumPy array without copying.
 
         The buffer is the owning array's memory (found through ``.base``) and
@@ -108,7 +108,9 @@ class Tensor:
             return cls(packed.reshape(-1), Layout(arr.shape))
         stride = tuple(st // item for st in arr.strides)
         if arr.size == 0:
-            return cls(arr.reshape(-1)[:0], Layout.from_strided(arr.shape, T.contiguous_strides(arr.shape)))
+            return cls(
+                arr.reshape(-1)[:0], Layout.from_strided(arr.shape, T.contiguous_strides(arr.shape))
+            )
         buffer = _owner_buffer(arr)
         if buffer is None:
             buffer = _span_buffer(arr, stride)
@@ -132,7 +134,7 @@ class Tensor:
         """The buffer's element type."""
         return self._buffer.dtype
 
-    def _with(self, layout: Layout) -> "Tensor":
+    def _with(self, layout: Layout) -> Tensor:
         return Tensor(self._buffer, layout)
 
     # -- forwarded accessors and flags (the seed's Dimension trait) ----------
@@ -184,30 +186,30 @@ class Tensor:
 
     # -- zero-copy derivations over the same buffer -------------------------
 
-    def view(self, shape: T.ShapeLike) -> "Tensor":
+    def view(self, shape: T.ShapeLike) -> Tensor:
         return self._with(self._layout.view(shape))
 
-    def slice(self, ranges: RangesLike) -> "Tensor":
+    def slice(self, ranges: RangesLike) -> Tensor:
         return self._with(self._layout.slice(ranges))
 
-    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return self._with(self._layout.narrow(dim, start, length))
 
-    def transpose(self, dim0: Optional[int] = None, dim1: Optional[int] = None) -> "Tensor":
+    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Tensor:
         return self._with(self._layout.transpose(dim0, dim1))
 
-    def transpose_axes(self, axes: Sequence[int]) -> "Tensor":
+    def transpose_axes(self, axes: Sequence[int]) -> Tensor:
         return self._with(self._layout.transpose_axes(axes))
 
-    def broadcast(self, shape: T.ShapeLike) -> "Tensor":
+    def broadcast(self, shape: T.ShapeLike) -> Tensor:
         return self._with(self._layout.broadcast(shape))
 
-    def rotate_axis_innermost(self, axis: int) -> "Tensor":
+    def rotate_axis_innermost(self, axis: int) -> Tensor:
         return self._with(self._layout.rotate_axis_innermost(axis))
 
     # -- copies and conversions ---------------------------------------------
 
-    def as_contiguous(self) -> "Tensor":
+    def as_contiguous(self) -> Tensor:
         """A packed row-major copy in a new buffer (the seed's ``AsContiguous``).
 
         >>> t = Tensor.arange((2, 3)).transpose().as_contiguous()
@@ -264,7 +266,7 @@ def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _owner_buffer(arr: np.ndarray) -> Optional[np.ndarray]:
+def _owner_buffer(arr: np.ndarray) -> np.ndarray | None:
     """The flat memory of the array that owns `arr`'s data, if it is one flat block."""
     root = arr
     while isinstance(root.base, np.ndarray):
@@ -273,7 +275,9 @@ def _owner_buffer(arr: np.ndarray) -> Optional[np.ndarray]:
         return None
     if root.ndim and any(st < 0 for st in root.strides):
         return None
-    flat = as_strided(root, shape=(root.size,), strides=(root.itemsize,), writeable=root.flags.writeable)
+    flat = as_strided(
+        root, shape=(root.size,), strides=(root.itemsize,), writeable=root.flags.writeable
+    )
     lo, hi = T.position_bounds(arr.shape, [s // arr.itemsize for s in arr.strides], 0)
     begin = (_address(arr) - _address(flat)) // arr.itemsize
     if begin + lo < 0 or begin + hi >= root.size:

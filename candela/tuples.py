@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Union
 
 from .errors import AxesOutOfBounds, InvalidShape, ZeroRankShape
 
 Shape = tuple[int, ...]
-ShapeLike = Union[int, Sequence[int]]
+ShapeLike = int | Sequence[int]
 
 
 def prod(values: Sequence[int]) -> int:
@@ -134,7 +133,9 @@ def check_shape(shape: object) -> Shape:
     values = tuple(shape)  # type: ignore[arg-type]
     if not values:
         raise ZeroRankShape("a shape needs at least one axis, got ()", shape=values)
-    return tuple(check_size(v, f"size of axis {d} in shape {values!r}") for d, v in enumerate(values))
+    return tuple(
+        check_size(v, f"size of axis {d} in shape {values!r}") for d, v in enumerate(values)
+    )
 
 
 def check_size(value: object, what: str) -> int:
@@ -180,7 +181,9 @@ def canonical_axis(axis: object, rank: int, what: str = "axis") -> int:
     try:
         a = operator.index(axis)  # type: ignore[arg-type]
     except TypeError:
-        raise AxesOutOfBounds(f"{what} must be an integer, got {axis!r}", axis=axis, rank=rank) from None
+        raise AxesOutOfBounds(
+            f"{what} must be an integer, got {axis!r}", axis=axis, rank=rank
+        ) from None
     if not -rank <= a < rank:
         raise AxesOutOfBounds(
             f"{what} {a} is out of range for rank {rank} (valid: {-rank}..{rank - 1})",

@@ -21,12 +21,12 @@ from bokeh.core.properties import value
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
-    InlineStyleSheet,
     Button,
     ColumnDataSource,
     CustomJS,
     Div,
     HoverTool,
+    InlineStyleSheet,
     Range1d,
     Slider,
 )
@@ -59,8 +59,10 @@ CSS = """
 
 
 def _swatch(color: str, text: str) -> str:
-    return (f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
-            f'margin:0 3px 0 10px;border-radius:2px"></span>{text}')
+    return (
+        f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
+        f'margin:0 3px 0 10px;border-radius:2px"></span>{text}'
+    )
 
 
 def _figure(name: str) -> figure:
@@ -93,8 +95,9 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def _fit(fig: figure, cols: int, rows: float, top: float = 0.0, max_px: int = 600,
-         scale: float = 1.0) -> None:
+def _fit(
+    fig: figure, cols: int, rows: float, top: float = 0.0, max_px: int = 600, scale: float = 1.0
+) -> None:
     # Square cells, as large as the space allows within 12..46 px (times `scale`).
     cell = int(scale * max(12, min(46, max_px / max(cols, 1), 520 / max(rows, 1))))
     fig.x_range.start, fig.x_range.end = -0.6, cols - 0.4
@@ -111,21 +114,43 @@ class Explorer(pn.viewable.Viewer):
     ((-7, 4), None)
     """
 
-    shape = param.Parameter(default=DEFAULT_SHAPE, doc="""
-        The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like "3,4".""")
-    ops = param.String(default="", doc="""
-        The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".""")
-    unit = param.Selector(default="elements", objects=list(UNITS), doc="""
-        Strides in elements, or in bytes for this element type.""")
-    start = param.Parameter(default=None, doc="""
-        A candela.Tensor to begin from instead of Tensor.arange(shape).""")
+    shape = param.Parameter(
+        default=DEFAULT_SHAPE,
+        doc="""
+        The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like "3,4".""",
+    )
+    ops = param.String(
+        default="",
+        doc="""
+        The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".""",
+    )
+    unit = param.Selector(
+        default="elements",
+        objects=list(UNITS),
+        doc="""
+        Strides in elements, or in bytes for this element type.""",
+    )
+    start = param.Parameter(
+        default=None,
+        doc="""
+        A candela.Tensor to begin from instead of Tensor.arange(shape).""",
+    )
     # The classroom (explorer/classroom.py); each is also a key of the URL.
-    lesson = param.String(default="", doc="""
-        The id of the lesson on show, e.g. "transpose"; "" for none.""")
-    step = param.Integer(default=1, doc="""
-        The step of the lesson on show, counted from 1.""")
-    presenter = param.Boolean(default=False, doc="""
-        Presenter mode: large type and cells for a projector.""")
+    lesson = param.String(
+        default="",
+        doc="""
+        The id of the lesson on show, e.g. "transpose"; "" for none.""",
+    )
+    step = param.Integer(
+        default=1,
+        doc="""
+        The step of the lesson on show, counted from 1.""",
+    )
+    presenter = param.Boolean(
+        default=False,
+        doc="""
+        Presenter mode: large type and cells for a projector.""",
+    )
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -163,7 +188,9 @@ class Explorer(pn.viewable.Viewer):
             with pn.io.hold(), pn.io.unlocked():
                 # The traversal's Bokeh widgets take no Panel stylesheet: size them here.
                 px = round(14 * factor)
-                sheet = [InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: {px}px; }}")]
+                sheet = [
+                    InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: {px}px; }}")
+                ]
                 for widget in (*self._traversal_buttons, self.speed_slider, self.frame_slider):
                     base = self._base_widths.setdefault(widget.id, widget.width)
                     widget.width = round(base * factor)
@@ -274,97 +301,282 @@ class Explorer(pn.viewable.Viewer):
     # ------------------------------------------------------------------ models
 
     def _build_models(self) -> None:
-        self.logical_source = ColumnDataSource({k: [] for k in C.LOGICAL_KEYS},
-                                               name="logical-source")
+        self.logical_source = ColumnDataSource(
+            {k: [] for k in C.LOGICAL_KEYS}, name="logical-source"
+        )
         self.buffer_source = ColumnDataSource({k: [] for k in C.BUFFER_KEYS}, name="buffer-source")
         self.frames_source = ColumnDataSource(
-            {"pos": [], "prev": [], "axis": [], "delta": []}, name="frames-source")
+            {"pos": [], "prev": [], "axis": [], "delta": []}, name="frames-source"
+        )
         self.tiles_source = ColumnDataSource({"x": [], "y": [], "text": []}, name="tiles-source")
         self.logical_labels_source = ColumnDataSource(
-            {k: [] for k in C.LOGICAL_LABEL_KEYS}, name="logical-labels-source")
+            {k: [] for k in C.LOGICAL_LABEL_KEYS}, name="logical-labels-source"
+        )
         self.buffer_labels_source = ColumnDataSource(
-            {k: [] for k in C.BUFFER_LABEL_KEYS}, name="buffer-labels-source")
+            {k: [] for k in C.BUFFER_LABEL_KEYS}, name="buffer-labels-source"
+        )
         self.offset_source = ColumnDataSource({"x": [], "y": []}, name="offset-source")
         # Written by the browser every frame or hover; never sent back to the server.
-        self.cursor_logical = ColumnDataSource({"x": [], "y": [], "k": []},
-                                               name="cursor-logical-source", syncable=False)
-        self.cursor_buffer = ColumnDataSource({"x": [], "y": [], "pos": []},
-                                              name="cursor-buffer-source", syncable=False)
+        self.cursor_logical = ColumnDataSource(
+            {"x": [], "y": [], "k": []}, name="cursor-logical-source", syncable=False
+        )
+        self.cursor_buffer = ColumnDataSource(
+            {"x": [], "y": [], "pos": []}, name="cursor-buffer-source", syncable=False
+        )
         self.jump_source = ColumnDataSource(
             {k: [] for k in ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color")},
-            name="jump-source", syncable=False)
-        self.hover_logical = ColumnDataSource({"x": [], "y": []}, name="hover-logical-source",
-                                              syncable=False)
-        self.hover_buffer = ColumnDataSource({"x": [], "y": []}, name="hover-buffer-source",
-                                             syncable=False)
+            name="jump-source",
+            syncable=False,
+        )
+        self.hover_logical = ColumnDataSource(
+            {"x": [], "y": []}, name="hover-logical-source", syncable=False
+        )
+        self.hover_buffer = ColumnDataSource(
+            {"x": [], "y": []}, name="hover-buffer-source", syncable=False
+        )
 
         lf = self.logical_figure = _figure("logical-figure")
-        cells = lf.rect("x", "y", width=0.94, height=0.94, source=self.logical_source,
-                        fill_color="color", line_color="white", name="logical-cells")
+        cells = lf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.logical_source,
+            fill_color="color",
+            line_color="white",
+            name="logical-cells",
+        )
         self._labels = []
-        self._labels.append(lf.text("x", "y", text="value_label", source=self.logical_labels_source, text_align="center",
-                text_baseline="middle", text_font_size="15px", text_color="text_color",
-                y_offset=-5))
-        self._labels.append(lf.text("x", "y", text="pos_label", source=self.logical_labels_source,
-                text_align="center", text_baseline="middle", text_font_size="10px",
-                text_color="text_color", y_offset=11))
-        lf.text("x", "y", text="text", source=self.tiles_source, text_font_size="11px",
-                text_baseline="middle", text_color="#333333")
-        lf.rect("x", "y", width=0.94, height=0.94, source=self.hover_logical, fill_alpha=0, level="overlay",
-                line_color=C.HOVER, line_width=3)
-        lf.rect("x", "y", width=0.94, height=0.94, source=self.cursor_logical, fill_alpha=0, level="overlay",
-                line_color=C.CURSOR, line_width=4)
+        self._labels.append(
+            lf.text(
+                "x",
+                "y",
+                text="value_label",
+                source=self.logical_labels_source,
+                text_align="center",
+                text_baseline="middle",
+                text_font_size="15px",
+                text_color="text_color",
+                y_offset=-5,
+            )
+        )
+        self._labels.append(
+            lf.text(
+                "x",
+                "y",
+                text="pos_label",
+                source=self.logical_labels_source,
+                text_align="center",
+                text_baseline="middle",
+                text_font_size="10px",
+                text_color="text_color",
+                y_offset=11,
+            )
+        )
+        lf.text(
+            "x",
+            "y",
+            text="text",
+            source=self.tiles_source,
+            text_font_size="11px",
+            text_baseline="middle",
+            text_color="#333333",
+        )
+        lf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.hover_logical,
+            fill_alpha=0,
+            level="overlay",
+            line_color=C.HOVER,
+            line_width=3,
+        )
+        lf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.cursor_logical,
+            fill_alpha=0,
+            level="overlay",
+            line_color=C.CURSOR,
+            line_width=4,
+        )
 
         bf = self.buffer_figure = _figure("buffer-figure")
-        bcells = bf.rect("x", "y", width=0.94, height=0.94, source=self.buffer_source,
-                         fill_color="color", fill_alpha="alpha", line_color="white",
-                         name="buffer-cells")
-        self._labels.append(bf.text("x", "y", text="value_label", source=self.buffer_labels_source,
-                text_align="center", text_baseline="middle", text_font_size="14px",
-                text_color="text_color", y_offset=2))
-        self._labels.append(bf.text("x_left", "y_top", text="pos_label", source=self.buffer_labels_source,
-                text_align="left", text_baseline="top", text_font_size="9px",
-                text_color="text_color"))
-        self._labels.append(bf.text("x_right", "y_bottom", text="reads_label",
-                source=self.buffer_labels_source, text_align="right", text_baseline="bottom",
-                text_font_size="10px", text_color="text_color", text_font_style="bold"))
+        bcells = bf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.buffer_source,
+            fill_color="color",
+            fill_alpha="alpha",
+            line_color="white",
+            name="buffer-cells",
+        )
+        self._labels.append(
+            bf.text(
+                "x",
+                "y",
+                text="value_label",
+                source=self.buffer_labels_source,
+                text_align="center",
+                text_baseline="middle",
+                text_font_size="14px",
+                text_color="text_color",
+                y_offset=2,
+            )
+        )
+        self._labels.append(
+            bf.text(
+                "x_left",
+                "y_top",
+                text="pos_label",
+                source=self.buffer_labels_source,
+                text_align="left",
+                text_baseline="top",
+                text_font_size="9px",
+                text_color="text_color",
+            )
+        )
+        self._labels.append(
+            bf.text(
+                "x_right",
+                "y_bottom",
+                text="reads_label",
+                source=self.buffer_labels_source,
+                text_align="right",
+                text_baseline="bottom",
+                text_font_size="10px",
+                text_color="text_color",
+                text_font_style="bold",
+            )
+        )
         # Each label's font size at scale 1; _render scales them with the cells.
-        self._label_px = {r.id: float(r.glyph.text_font_size.get("value", r.glyph.text_font_size)[:-2])
-                          if isinstance(r.glyph.text_font_size, dict)
-                          else float(r.glyph.text_font_size[:-2]) for r in self._labels}
-        bf.scatter("x", "y", source=self.offset_source, marker="triangle", size=12,
-                   fill_color=C.OFFSET, line_color=C.OFFSET)
-        bf.text("x", "y", text=value("offset"), source=self.offset_source,
-                text_align="left", text_baseline="middle", text_font_size="10px",
-                text_color=C.OFFSET, x_offset=8)
-        bf.rect("x", "y", width=0.94, height=0.94, source=self.hover_buffer, fill_alpha=0, level="overlay",
-                line_color=C.HOVER, line_width=3)
-        bf.rect("x", "y", width=0.94, height=0.94, source=self.cursor_buffer, fill_alpha=0, level="overlay",
-                line_color=C.CURSOR, line_width=4)
-        bf.bezier("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", source=self.jump_source,
-                  line_color="color", line_width=2.5, level="overlay")
-        bf.scatter("x1", "y1", source=self.jump_source, marker="inverted_triangle", size=9,
-                   fill_color="color", line_color="color", level="overlay")
+        self._label_px = {
+            r.id: float(r.glyph.text_font_size.get("value", r.glyph.text_font_size)[:-2])
+            if isinstance(r.glyph.text_font_size, dict)
+            else float(r.glyph.text_font_size[:-2])
+            for r in self._labels
+        }
+        bf.scatter(
+            "x",
+            "y",
+            source=self.offset_source,
+            marker="triangle",
+            size=12,
+            fill_color=C.OFFSET,
+            line_color=C.OFFSET,
+        )
+        bf.text(
+            "x",
+            "y",
+            text=value("offset"),
+            source=self.offset_source,
+            text_align="left",
+            text_baseline="middle",
+            text_font_size="10px",
+            text_color=C.OFFSET,
+            x_offset=8,
+        )
+        bf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.hover_buffer,
+            fill_alpha=0,
+            level="overlay",
+            line_color=C.HOVER,
+            line_width=3,
+        )
+        bf.rect(
+            "x",
+            "y",
+            width=0.94,
+            height=0.94,
+            source=self.cursor_buffer,
+            fill_alpha=0,
+            level="overlay",
+            line_color=C.CURSOR,
+            line_width=4,
+        )
+        bf.bezier(
+            "x0",
+            "y0",
+            "x1",
+            "y1",
+            "cx0",
+            "cy0",
+            "cx1",
+            "cy1",
+            source=self.jump_source,
+            line_color="color",
+            line_width=2.5,
+            level="overlay",
+        )
+        bf.scatter(
+            "x1",
+            "y1",
+            source=self.jump_source,
+            marker="inverted_triangle",
+            size=9,
+            fill_color="color",
+            line_color="color",
+            level="overlay",
+        )
 
-        self.frame_slider = Slider(start=0, end=1, value=0, step=1, title="frame",
-                                   name="frame-slider", syncable=False, width=420)
-        self.speed_slider = Slider(start=1, end=60, value=3, step=1, title="speed (frames/s)",
-                                   name="speed-slider", syncable=False, width=200)
-        self.odometer = Div(text="", name="odometer", syncable=False, width=640, height=44,
-                            styles={"font-size": "14px"})
+        self.frame_slider = Slider(
+            start=0,
+            end=1,
+            value=0,
+            step=1,
+            title="frame",
+            name="frame-slider",
+            syncable=False,
+            width=420,
+        )
+        self.speed_slider = Slider(
+            start=1,
+            end=60,
+            value=3,
+            step=1,
+            title="speed (frames/s)",
+            name="speed-slider",
+            syncable=False,
+            width=200,
+        )
+        self.odometer = Div(
+            text="",
+            name="odometer",
+            syncable=False,
+            width=640,
+            height=44,
+            styles={"font-size": "14px"},
+        )
         buttons = {
             "back": Button(label="◀ step", name="back-button", width=70),
-            "play": Button(label="▶ play", name="play-button", width=70,
-                           button_type="primary"),
+            "play": Button(label="▶ play", name="play-button", width=70, button_type="primary"),
             "pause": Button(label="❚❚ pause", name="pause-button", width=80),
             "forward": Button(label="step ▶", name="forward-button", width=70),
         }
         args = dict(
-            logical=self.logical_source, buffer=self.buffer_source, frames=self.frames_source,
-            cursor_logical=self.cursor_logical, cursor_buffer=self.cursor_buffer,
-            jump=self.jump_source, odometer=self.odometer, slider=self.frame_slider,
-            speed=self.speed_slider, hover_logical=self.hover_logical,
-            hover_buffer=self.hover_buffer, forward=C.FORWARD, backward=C.BACKWARD,
+            logical=self.logical_source,
+            buffer=self.buffer_source,
+            frames=self.frames_source,
+            cursor_logical=self.cursor_logical,
+            cursor_buffer=self.cursor_buffer,
+            jump=self.jump_source,
+            odometer=self.odometer,
+            slider=self.frame_slider,
+            speed=self.speed_slider,
+            hover_logical=self.hover_logical,
+            hover_buffer=self.hover_buffer,
+            forward=C.FORWARD,
+            backward=C.BACKWARD,
         )
 
         def js(action: str) -> CustomJS:
@@ -375,12 +587,20 @@ class Explorer(pn.viewable.Viewer):
         self.frame_slider.js_on_change("value", js("scrub"))
         self.speed_slider.js_on_change("value", js("speed"))
         self.frames_source.js_on_change("data", js("reset"))
-        lf.add_tools(HoverTool(renderers=[cells], callback=js("hover-logical"),
-                               tooltips=[("index", "@index"), ("value", "@value"),
-                                         ("position", "@pos")]))
-        bf.add_tools(HoverTool(renderers=[bcells], callback=js("hover-buffer"),
-                               tooltips=[("position", "@pos"), ("value", "@value"),
-                                         ("reads", "@reads")]))
+        lf.add_tools(
+            HoverTool(
+                renderers=[cells],
+                callback=js("hover-logical"),
+                tooltips=[("index", "@index"), ("value", "@value"), ("position", "@pos")],
+            )
+        )
+        bf.add_tools(
+            HoverTool(
+                renderers=[bcells],
+                callback=js("hover-buffer"),
+                tooltips=[("position", "@pos"), ("value", "@value"), ("reads", "@reads")],
+            )
+        )
         self._traversal_buttons = list(buttons.values())
         self.traversal = bk_column(
             bk_row(*buttons.values(), self.speed_slider),
@@ -392,39 +612,58 @@ class Explorer(pn.viewable.Viewer):
     # ------------------------------------------------------------------ widgets
 
     def _build_widgets(self) -> None:
-        self._error_pane = pn.pane.HTML('<div class="candela-error"></div>', stylesheets=[CSS],
-                                        sizing_mode="stretch_width", margin=(0, 10))
+        self._error_pane = pn.pane.HTML(
+            '<div class="candela-error"></div>',
+            stylesheets=[CSS],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
         self.shape_input = pn.widgets.TextInput(
-            label="shape (sizes, comma-separated)", value=self._shape_widget_text(),
-            css_classes=["candela-shape-input"], width=190)
+            label="shape (sizes, comma-separated)",
+            value=self._shape_widget_text(),
+            css_classes=["candela-shape-input"],
+            width=190,
+        )
         self.ops_input = pn.widgets.TextInput(
-            label="pipeline (press Enter to apply)", value=self.ops,
+            label="pipeline (press Enter to apply)",
+            value=self.ops,
             placeholder=".transpose().slice(s[0:2, ::-1])",
-            css_classes=["candela-ops-input"], sizing_mode="stretch_width", min_width=300)
+            css_classes=["candela-ops-input"],
+            sizing_mode="stretch_width",
+            min_width=300,
+        )
         self.undo_button = pn.widgets.Button(label="undo", css_classes=["candela-undo"], width=70)
-        self.reset_button = pn.widgets.Button(label="reset", css_classes=["candela-reset"],
-                                              width=70)
+        self.reset_button = pn.widgets.Button(
+            label="reset", css_classes=["candela-reset"], width=70
+        )
         self.unit_select = pn.widgets.Select.from_param(
-            self.param.unit, label="strides in", width=120)
+            self.param.unit, label="strides in", width=120
+        )
 
         self.op_choice = pn.widgets.RadioButtonGroup(
-            label="operation", options=list(OPS), value="transpose", visible=False)
+            label="operation", options=list(OPS), value="transpose", visible=False
+        )
         self.op_buttons = {
-            op: pn.widgets.Button(label=op, css_classes=["candela-op", f"candela-op-{op}"],
-                                  color="primary" if op == "transpose" else "light",
-                                  margin=(2, 3))
+            op: pn.widgets.Button(
+                label=op,
+                css_classes=["candela-op", f"candela-op-{op}"],
+                color="primary" if op == "transpose" else "light",
+                margin=(2, 3),
+            )
             for op in OPS
         }
         for op, button in self.op_buttons.items():
             button.on_click(lambda e, op=op: setattr(self.op_choice, "value", op))
         self.arg_widgets = {
             "view": [pn.widgets.TextInput(label="shape", value="4, 3", width=120)],
-            "slice": [pn.widgets.TextInput(label="ranges: s[ ... ]", value="0:2, ::-1",
-                                           width=160)],
-            "narrow": [pn.widgets.IntInput(label=n, value=v, width=80)
-                       for n, v in zip(ARG_NAMES["narrow"], (0, 0, 1))],
-            "transpose": [pn.widgets.TextInput(label="dim0, dim1 (empty: all axes)", value="",
-                                               width=200)],
+            "slice": [pn.widgets.TextInput(label="ranges: s[ ... ]", value="0:2, ::-1", width=160)],
+            "narrow": [
+                pn.widgets.IntInput(label=n, value=v, width=80)
+                for n, v in zip(ARG_NAMES["narrow"], (0, 0, 1))
+            ],
+            "transpose": [
+                pn.widgets.TextInput(label="dim0, dim1 (empty: all axes)", value="", width=200)
+            ],
             "transpose_axes": [pn.widgets.TextInput(label="axes", value="1, 0", width=120)],
             "broadcast": [pn.widgets.TextInput(label="shape", value="2, 3, 4", width=120)],
             "rotate_axis_innermost": [pn.widgets.IntInput(label="axis", value=0, width=80)],
@@ -434,16 +673,23 @@ class Explorer(pn.viewable.Viewer):
             for i, w in enumerate(widgets):
                 w.css_classes = [f"candela-arg-{op}-{i}"]
         self.arg_row = pn.Row(*self.arg_widgets["transpose"])
-        self.add_button = pn.widgets.Button(label="add step", color="primary",
-                                            css_classes=["candela-add-step"], width=90,
-                                            align="end")
-        self.step_select = pn.widgets.Select(label="show step", options={}, width=260,
-                                             css_classes=["candela-step-select"])
-        self.step_pane = pn.pane.HTML("", stylesheets=[CSS], css_classes=["candela-steps"],
-                                      sizing_mode="stretch_width")
+        self.add_button = pn.widgets.Button(
+            label="add step",
+            color="primary",
+            css_classes=["candela-add-step"],
+            width=90,
+            align="end",
+        )
+        self.step_select = pn.widgets.Select(
+            label="show step", options={}, width=260, css_classes=["candela-step-select"]
+        )
+        self.step_pane = pn.pane.HTML(
+            "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
+        )
         self.fields_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.summary_pane = pn.pane.Markdown("", visible=False, css_classes=["candela-summary"],
-                                             sizing_mode="stretch_width")
+        self.summary_pane = pn.pane.Markdown(
+            "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
+        )
         self.buffer_heading = pn.pane.HTML("", stylesheets=[CSS])
         self.logical_heading = pn.pane.HTML("", stylesheets=[CSS])
 
@@ -535,18 +781,20 @@ class Explorer(pn.viewable.Viewer):
             + _swatch(C.OFFSET, "offset")
             + _swatch(C.HOVER, "hover link")
             + _swatch(C.GREY, "not read")
-            + "</div>", stylesheets=[CSS])
+            + "</div>",
+            stylesheets=[CSS],
+        )
         builder = pn.Column(
-            pn.pane.HTML('<div class="candela-heading">add an operation</div>',
-                         stylesheets=[CSS]),
+            pn.pane.HTML('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
             pn.Column(pn.FlexBox(*self.op_buttons.values()), width=540),
             pn.Row(self.arg_row, self.add_button),
         )
         step_view = pn.Column(pn.Row(self.step_select), self.step_pane)
         controls = pn.Column(
             pn.Row(self.shape_input, self.unit_select, self.download_button),
-            pn.Row(self.ops_input, self.undo_button, self.reset_button,
-                   sizing_mode="stretch_width"),
+            pn.Row(
+                self.ops_input, self.undo_button, self.reset_button, sizing_mode="stretch_width"
+            ),
             builder,
             self._error_pane,
             pn.pane.HTML('<div class="candela-heading">fields</div>', stylesheets=[CSS]),
@@ -556,8 +804,14 @@ class Explorer(pn.viewable.Viewer):
         )
         #: What presenter mode hides: the editing tools a projected lesson does not need
         #: (the shape and pipeline stay, and typing in them still works).
-        self.editing_parts = [self.unit_select, self.download_button, self.undo_button,
-                              self.reset_button, builder, step_view]
+        self.editing_parts = [
+            self.unit_select,
+            self.download_button,
+            self.undo_button,
+            self.reset_button,
+            builder,
+            step_view,
+        ]
         #: The lesson panel lives here: the page's right-hand column.
         self.lesson_area = pn.Column(visible=False, width=320)
         views = pn.Column(
@@ -573,9 +827,12 @@ class Explorer(pn.viewable.Viewer):
         title = pn.pane.HTML(
             '<div style="font-size:22px;font-weight:700">Candela Explorer '
             '<span style="font-weight:400;font-size:14px;color:#555">— how a tensor\'s '
-            "elements sit in memory</span></div>", stylesheets=[CSS])
-        return pn.Column(title, pn.Row(controls, views, self.lesson_area),
-                         css_classes=["candela-explorer"])
+            "elements sit in memory</span></div>",
+            stylesheets=[CSS],
+        )
+        return pn.Column(
+            title, pn.Row(controls, views, self.lesson_area), css_classes=["candela-explorer"]
+        )
 
     # ------------------------------------------------------------------ rendering
 
@@ -598,17 +855,25 @@ class Explorer(pn.viewable.Viewer):
             self.frame_slider.value = 0
             off = result.layout.offset
             if not summary and len(cols.buffer["pos"]) and result.layout.len:
-                self.offset_source.data = {"x": [cols.buffer["x"][off]],
-                                           "y": [cols.buffer["y"][off] - 0.62]}
+                self.offset_source.data = {
+                    "x": [cols.buffer["x"][off]],
+                    "y": [cols.buffer["y"][off] - 0.62],
+                }
             else:
                 self.offset_source.data = {"x": [], "y": []}
             # Frame 0, so the page shows a cursor before any script runs.
             if n:
                 p = int(cols.frames["pos"][0])
-                self.cursor_logical.data = {"x": [cols.logical["x"][0]],
-                                            "y": [cols.logical["y"][0]], "k": [0]}
-                self.cursor_buffer.data = {"x": [cols.buffer["x"][p]],
-                                           "y": [cols.buffer["y"][p]], "pos": [p]}
+                self.cursor_logical.data = {
+                    "x": [cols.logical["x"][0]],
+                    "y": [cols.logical["y"][0]],
+                    "k": [0],
+                }
+                self.cursor_buffer.data = {
+                    "x": [cols.buffer["x"][p]],
+                    "y": [cols.buffer["y"][p]],
+                    "pos": [p],
+                }
             else:
                 self.cursor_logical.data = {"x": [], "y": [], "k": []}
                 self.cursor_buffer.data = {"x": [], "y": [], "pos": []}
@@ -623,10 +888,15 @@ class Explorer(pn.viewable.Viewer):
                     renderer.glyph.text_font_size = size
             if not summary:
                 top = 0.9 if len(grid.shape) > 2 else 0.0
-                _fit(self.logical_figure, grid.width, grid.height, top=top,
-                     scale=self.cell_scale)
-                _fit(self.buffer_figure, cols.buffer_cols, cols.buffer_rows, top=1.2,
-                     max_px=640, scale=self.cell_scale)
+                _fit(self.logical_figure, grid.width, grid.height, top=top, scale=self.cell_scale)
+                _fit(
+                    self.buffer_figure,
+                    cols.buffer_cols,
+                    cols.buffer_rows,
+                    top=1.2,
+                    max_px=640,
+                    scale=self.cell_scale,
+                )
                 self.buffer_figure.y_range.start -= 0.5  # room for the offset marker
         for pane in self._views.objects[:6]:
             pane.visible = not summary
@@ -635,13 +905,18 @@ class Explorer(pn.viewable.Viewer):
         self.logical_heading.object = (
             '<div class="candela-heading">logical grid '
             f'<span class="candela-legend">shape {tuple(result.layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>")
-        copy = (" — a packed copy made by as_contiguous; positions index the copy"
-                if result.copied else "")
+            "its value and @ the buffer position it reads</span></div>"
+        )
+        copy = (
+            " — a packed copy made by as_contiguous; positions index the copy"
+            if result.copied
+            else ""
+        )
         self.buffer_heading.object = (
             f'<div class="candela-heading">memory buffer{copy} '
             f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>")
+            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+        )
         self._render_fields()
         self._render_steps()
 
@@ -650,9 +925,11 @@ class Explorer(pn.viewable.Viewer):
         if not n:
             return '<span class="candela-odometer">no elements to walk</span>'
         p = int(cols.frames["pos"][0])
-        return (f'<span class="candela-odometer">element 1 of {n} · index '
-                f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
-                f"start at the offset: position <b>{p}</b></span>")
+        return (
+            f'<span class="candela-odometer">element 1 of {n} · index '
+            f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
+            f"start at the offset: position <b>{p}</b></span>"
+        )
 
     def _summary_text(self, s: dict) -> str:
         if not s.get("elements"):
@@ -671,8 +948,9 @@ class Explorer(pn.viewable.Viewer):
         )
 
     def _render_fields(self) -> None:
-        self.fields_pane.object = fields_html(self._result.layout, self.unit,
-                                              copied=self._result.copied)
+        self.fields_pane.object = fields_html(
+            self._result.layout, self.unit, copied=self._result.copied
+        )
 
     def _render_steps(self) -> None:
         steps = self._result.steps
@@ -692,7 +970,8 @@ class Explorer(pn.viewable.Viewer):
         if not i or i >= len(states):
             self.step_pane.object = (
                 '<div class="candela-steps"><div>no steps yet: pick an operation and press '
-                "add step, or type a pipeline</div></div>")
+                "add step, or type a pipeline</div></div>"
+            )
             return
         before, after = states[i - 1].layout, states[i].layout
         step = format_step(self._result.steps[i - 1])
@@ -701,7 +980,8 @@ class Explorer(pn.viewable.Viewer):
             f'<div class="candela-step-before">before: {html.escape(layout_line(before))}</div>'
             f'<div class="candela-step-text">{html.escape(step)}</div>'
             f'<div class="candela-step-after">after:  {html.escape(layout_line(after))}</div>'
-            "</div>")
+            "</div>"
+        )
 
     # ------------------------------------------------------------------ URL
 
@@ -721,8 +1001,7 @@ class Explorer(pn.viewable.Viewer):
                 messages.append(f"in the URL: {exc}; showing the default shape")
         if "ops" in query:
             try:
-                evaluate(self.shape if not messages else DEFAULT_SHAPE, query["ops"][0],
-                         self.start)
+                evaluate(self.shape if not messages else DEFAULT_SHAPE, query["ops"][0], self.start)
                 self.ops = query["ops"][0]
             except StateError as exc:
                 messages.append(f"in the URL: {exc}; showing the pipeline without it")
@@ -745,8 +1024,12 @@ class Explorer(pn.viewable.Viewer):
     def _sync_url_out(self) -> None:
         if getattr(self, "_url", None) is None:
             return
-        search = ("?shape=" + quote(shape_text(self._result.shape), safe=",")
-                  + "&ops=" + quote(self.ops, safe=",.()[]:-"))
+        search = (
+            "?shape="
+            + quote(shape_text(self._result.shape), safe=",")
+            + "&ops="
+            + quote(self.ops, safe=",.()[]:-")
+        )
         if getattr(self, "classroom", None) is not None:  # lesson, step, presenter
             search = self.classroom.url_search(search)
         if self._url.search != search:

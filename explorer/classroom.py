@@ -250,34 +250,54 @@ class Classroom:
 
     def _build_widgets(self) -> None:
         options = {"(no lesson: explore freely)": ""}
-        options.update({f"{n}. {lesson.title}": lesson.id
-                        for n, lesson in enumerate(self._catalogue, 1)})
+        options.update(
+            {f"{n}. {lesson.title}": lesson.id for n, lesson in enumerate(self._catalogue, 1)}
+        )
         self.lesson_select = pn.widgets.Select(
-            label="lesson", options=options, value="", css_classes=["candela-lesson-select"],
-            sizing_mode="stretch_width")
+            label="lesson",
+            options=options,
+            value="",
+            css_classes=["candela-lesson-select"],
+            sizing_mode="stretch_width",
+        )
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.header_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.text_pane = pn.pane.Markdown("", css_classes=["candela-lesson-text"],
-                                          sizing_mode="stretch_width")
+        self.text_pane = pn.pane.Markdown(
+            "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width"
+        )
         self.question_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
-            label="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
-            css_classes=["candela-answer"], sizing_mode="stretch_width")
-        self.check_button = pn.widgets.Button(label="check", color="primary",
-                                              css_classes=["candela-check"], width=100,
-                                              align="end")
-        self.verdict_pane = pn.pane.HTML('<div class="candela-verdict"></div>',
-                                         stylesheets=[CSS], sizing_mode="stretch_width")
-        self.prev_button = pn.widgets.Button(label="◀ previous step", css_classes=["candela-prev"],
-                                             sizing_mode="stretch_width")
-        self.next_button = pn.widgets.Button(label="next step ▶", css_classes=["candela-next"],
-                                             color="primary", sizing_mode="stretch_width")
+            label="your answer (press Enter to check)",
+            placeholder="e.g. -7 or (4, 3)",
+            css_classes=["candela-answer"],
+            sizing_mode="stretch_width",
+        )
+        self.check_button = pn.widgets.Button(
+            label="check", color="primary", css_classes=["candela-check"], width=100, align="end"
+        )
+        self.verdict_pane = pn.pane.HTML(
+            '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
+        )
+        self.prev_button = pn.widgets.Button(
+            label="◀ previous step", css_classes=["candela-prev"], sizing_mode="stretch_width"
+        )
+        self.next_button = pn.widgets.Button(
+            label="next step ▶",
+            css_classes=["candela-next"],
+            color="primary",
+            sizing_mode="stretch_width",
+        )
         self.presenter_toggle = pn.widgets.Checkbox.from_param(
-            self.ex.param.presenter, label="presenter mode (large type)",
-            css_classes=["candela-presenter-toggle"])
-        self.help_pane = pn.pane.Markdown(HELP, css_classes=["candela-lesson-help"],
-                                          sizing_mode="stretch_width",
-                                          styles={"font-size": "12px", "color": "#444"})
+            self.ex.param.presenter,
+            label="presenter mode (large type)",
+            css_classes=["candela-presenter-toggle"],
+        )
+        self.help_pane = pn.pane.Markdown(
+            HELP,
+            css_classes=["candela-lesson-help"],
+            sizing_mode="stretch_width",
+            styles={"font-size": "12px", "color": "#444"},
+        )
         self.keys = Keys(on_key=self._on_key, sizing_mode="stretch_width")
 
         self.lesson_select.param.watch(self._on_select, "value")
@@ -291,16 +311,28 @@ class Classroom:
             self.question_pane,
             pn.Row(self.answer_input, self.check_button, sizing_mode="stretch_width"),
             self.verdict_pane,
-            sizing_mode="stretch_width", visible=False)
+            sizing_mode="stretch_width",
+            visible=False,
+        )
         self.step_box = pn.Column(
-            self.header_pane, self.text_pane, self.question_box,
+            self.header_pane,
+            self.text_pane,
+            self.question_box,
             pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", visible=False)
+            sizing_mode="stretch_width",
+            visible=False,
+        )
         return pn.Column(
             pn.pane.HTML('<div class="candela-lesson-title">Lessons</div>', stylesheets=[CSS]),
-            self.lesson_select, self.message_pane, self.step_box,
-            self.presenter_toggle, self.keys, self.help_pane,
-            css_classes=["candela-classroom"], sizing_mode="stretch_width")
+            self.lesson_select,
+            self.message_pane,
+            self.step_box,
+            self.presenter_toggle,
+            self.keys,
+            self.help_pane,
+            css_classes=["candela-classroom"],
+            sizing_mode="stretch_width",
+        )
 
     # ------------------------------------------------------------------ lessons
 
@@ -349,8 +381,10 @@ class Classroom:
             except L.LessonNotFound as exc:
                 messages.append(f"{exc}. Pick one from the list.")
         if lesson is not None and not (isinstance(step, int) and 1 <= step <= len(lesson.steps)):
-            messages.append(f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, "
-                            f"not {step}; showing step 1")
+            messages.append(
+                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, "
+                f"not {step}; showing step 1"
+            )
             step = 1
         self._busy = True
         try:
@@ -385,17 +419,21 @@ class Classroom:
         n = ex.step
         self.header_pane.object = (
             f'<div class="candela-lesson-title">{html.escape(lesson.title)}</div>'
-            f'<div class="candela-lesson-step">step {n} of {len(lesson.steps)}</div>')
+            f'<div class="candela-lesson-step">step {n} of {len(lesson.steps)}</div>'
+        )
         text = step.text
         if step.expect_error:
-            text += (f"\n\n*This step is meant to fail: candela raises `{step.expect_error}`. "
-                     "The message is under the pipeline, and the last good state stays.*")
+            text += (
+                f"\n\n*This step is meant to fail: candela raises `{step.expect_error}`. "
+                "The message is under the pipeline, and the last good state stays.*"
+            )
         self.text_pane.object = text
         question = step.question
         self.question_box.visible = question is not None
         if question is not None:
             self.question_pane.object = (
-                f'<div class="candela-question">{html.escape(question.prompt)}</div>')
+                f'<div class="candela-question">{html.escape(question.prompt)}</div>'
+            )
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(lesson.steps)
         self.step_box.visible = True
@@ -421,11 +459,15 @@ class Classroom:
             kind, mark = "right", "✓ "
         else:
             kind, mark = "wrong", "✗ "
-        worked = (f'<div class="candela-worked">{html.escape(verdict.worked)}</div>'
-                  if verdict.readable else "")
+        worked = (
+            f'<div class="candela-worked">{html.escape(verdict.worked)}</div>'
+            if verdict.readable
+            else ""
+        )
         self.verdict_pane.object = (
             f'<div class="candela-verdict candela-verdict-{kind}">'
-            f"{mark}{html.escape(verdict.message)}{worked}</div>")
+            f"{mark}{html.escape(verdict.message)}{worked}</div>"
+        )
 
     # ------------------------------------------------------------------ URL
 
@@ -449,13 +491,16 @@ class Classroom:
             if text.lstrip("-").isdigit():
                 updates["step"] = int(text)
             else:
-                messages.append(f"in the URL: step {text!r} is not a number "
-                                "(steps count from 1); showing step 1")
+                messages.append(
+                    f"in the URL: step {text!r} is not a number "
+                    "(steps count from 1); showing step 1"
+                )
         if "presenter" in query:
             flag = read_flag(query["presenter"])
             if flag is None:
-                messages.append(f"in the URL: presenter {query['presenter']!r} is not "
-                                "true or false")
+                messages.append(
+                    f"in the URL: presenter {query['presenter']!r} is not true or false"
+                )
             else:
                 updates["presenter"] = flag
         if updates:

@@ -16,21 +16,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="candela-explorer",
         description="Serve Candela Explorer: pick a shape and a chain of layout operations "
-                    "and see the logical grid, the memory buffer, the fields and the "
-                    "traversal side by side.",
+        "and see the logical grid, the memory buffer, the fields and the "
+        "traversal side by side.",
         epilog='example: candela-explorer --shape 3,4 --ops ".transpose()" --port 5006',
     )
-    parser.add_argument("--port", type=int, default=5006,
-                        help="port to serve on (default 5006; 0 picks a free one)")
-    parser.add_argument("--address", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1, this machine only)")
-    parser.add_argument("--no-browser", action="store_true",
-                        help="do not open a web browser, only print the URL")
+    parser.add_argument(
+        "--port", type=int, default=5006, help="port to serve on (default 5006; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1, this machine only)",
+    )
+    parser.add_argument(
+        "--no-browser", action="store_true", help="do not open a web browser, only print the URL"
+    )
     parser.add_argument("--shape", default=None, help='starting shape, e.g. "3,4"')
     parser.add_argument("--ops", default=None, help='starting pipeline, e.g. ".transpose()"')
-    parser.add_argument("--export", metavar="PATH", default=None,
-                        help="write the --shape/--ops state as one offline HTML page to PATH "
-                             "and exit, serving nothing")
+    parser.add_argument(
+        "--export",
+        metavar="PATH",
+        default=None,
+        help="write the --shape/--ops state as one offline HTML page to PATH "
+        "and exit, serving nothing",
+    )
     return parser
 
 
@@ -57,13 +66,20 @@ def main(argv: list[str] | None = None) -> int:
     pn.extension()
     try:
         server = pn.serve(
-            {"/": app}, port=args.port, address=args.address, show=False, start=False,
+            {"/": app},
+            port=args.port,
+            address=args.address,
+            show=False,
+            start=False,
             title="Candela Explorer",
             websocket_origin="*" if args.address != "127.0.0.1" else None,
         )
     except OSError as exc:
-        print(f"candela-explorer: cannot serve on {args.address}:{args.port}: {exc.strerror or exc}"
-              " (try another --port, or --port 0 for a free one)", file=sys.stderr)
+        print(
+            f"candela-explorer: cannot serve on {args.address}:{args.port}: {exc.strerror or exc}"
+            " (try another --port, or --port 0 for a free one)",
+            file=sys.stderr,
+        )
         return 2
     host = "127.0.0.1" if args.address in ("0.0.0.0", "") else args.address
     url = f"http://{host}:{server.port}/{start_query(args.shape, args.ops)}"

@@ -170,8 +170,18 @@ FRAME_KEYS = ("pos", "prev", "axis", "delta")
 # a text glyph costs the browser its font metrics for every row on every data change,
 # even while hidden, which at 4,096 rows took most of a click's repaint.
 LOGICAL_LABEL_KEYS = ("x", "y", "value_label", "pos_label", "text_color")
-BUFFER_LABEL_KEYS = ("x", "y", "x_left", "y_top", "x_right", "y_bottom", "value_label",
-                     "pos_label", "reads_label", "text_color")
+BUFFER_LABEL_KEYS = (
+    "x",
+    "y",
+    "x_left",
+    "y_top",
+    "x_right",
+    "y_bottom",
+    "value_label",
+    "pos_label",
+    "reads_label",
+    "text_color",
+)
 
 
 @dataclass
@@ -333,7 +343,9 @@ def summarize(walk: Walk, buffer_size: int) -> dict:
     }
 
 
-def columns_for(tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT) -> Columns:
+def columns_for(
+    tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT
+) -> Columns:
     """Everything to draw for ``tensor``; above ``detail_limit`` only a summary."""
     layout = tensor.layout
     walk = walk_arrays(layout)
@@ -386,6 +398,11 @@ def changed_columns(old: dict, new: dict) -> dict:
 
 def _same_column(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b)))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
     return type(a) is type(b) and a == b

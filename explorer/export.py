@@ -23,20 +23,32 @@ from pathlib import Path
 
 __all__ = ["download_button", "export_html", "save_html", "static_view"]
 
-EXPORT_NOTE = ("An offline page from Candela Explorer: play, step, scrub and hover work "
-               "here; to change the shape or the pipeline, run candela-explorer.")
+EXPORT_NOTE = (
+    "An offline page from Candela Explorer: play, step, scrub and hover work "
+    "here; to change the shape or the pipeline, run candela-explorer."
+)
 
 
 def _legend_html() -> str:
     from . import columns as C
 
-    marks = [(C.CURSOR, "current element"), (C.FORWARD, "forward jump"),
-             (C.BACKWARD, "backward jump"), (C.OFFSET, "offset"), (C.HOVER, "hover link"),
-             (C.GREY, "not read")]
-    return '<div class="candela-legend">' + "".join(
-        f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
-        f'margin:0 3px 0 10px;border-radius:2px"></span>{text}' for color, text in marks
-    ) + "</div>"
+    marks = [
+        (C.CURSOR, "current element"),
+        (C.FORWARD, "forward jump"),
+        (C.BACKWARD, "backward jump"),
+        (C.OFFSET, "offset"),
+        (C.HOVER, "hover link"),
+        (C.GREY, "not read"),
+    ]
+    return (
+        '<div class="candela-legend">'
+        + "".join(
+            f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
+            f'margin:0 3px 0 10px;border-radius:2px"></span>{text}'
+            for color, text in marks
+        )
+        + "</div>"
+    )
 
 
 def steps_html(result) -> str:
@@ -45,8 +57,10 @@ def steps_html(result) -> str:
     from .pipeline import format_step
 
     if not result.steps:
-        return ('<div class="candela-steps"><div>no steps: the starting layout '
-                f"{html.escape(layout_line(result.states[0].layout))}</div></div>")
+        return (
+            '<div class="candela-steps"><div>no steps: the starting layout '
+            f"{html.escape(layout_line(result.states[0].layout))}</div></div>"
+        )
     rows = []
     for i, step in enumerate(result.steps, 1):
         before, after = result.states[i - 1].layout, result.states[i].layout
@@ -55,7 +69,8 @@ def steps_html(result) -> str:
             f'<div class="candela-step-before">&nbsp;&nbsp;before: '
             f"{html.escape(layout_line(before))}</div>"
             f'<div class="candela-step-after">&nbsp;&nbsp;after:&nbsp; '
-            f"{html.escape(layout_line(after))}</div>")
+            f"{html.escape(layout_line(after))}</div>"
+        )
     return '<div class="candela-steps">' + "".join(rows) + "</div>"
 
 
@@ -73,15 +88,19 @@ def static_view(ex):
 
     result = ex.result
     start = "Tensor.arange" if ex.start is None else "a given tensor of shape"
-    state = (f'<div class="candela-export-state">{start} ({html.escape(shape_text(result.shape))})'
-             f'<code class="candela-export-ops">{html.escape(result.ops)}</code> → '
-             f"{html.escape(layout_line(result.layout))}</div>")
+    state = (
+        f'<div class="candela-export-state">{start} ({html.escape(shape_text(result.shape))})'
+        f'<code class="candela-export-ops">{html.escape(result.ops)}</code> → '
+        f"{html.escape(layout_line(result.layout))}</div>"
+    )
     title = pn.pane.HTML(
         '<div style="font-size:22px;font-weight:700">Candela Explorer '
         '<span style="font-weight:400;font-size:14px;color:#555">— how a tensor\'s '
         "elements sit in memory</span></div>"
         f'<div class="candela-legend">{html.escape(EXPORT_NOTE)}</div>' + state,
-        stylesheets=[CSS], sizing_mode="stretch_width")
+        stylesheets=[CSS],
+        sizing_mode="stretch_width",
+    )
     heading = '<div class="candela-heading">{}</div>'
     info = pn.Column(
         pn.pane.HTML(heading.format("fields"), stylesheets=[CSS]),
@@ -101,8 +120,7 @@ def static_view(ex):
     )
     if ex.summary_pane.visible:  # too large to draw cell by cell: the numbers only
         views = pn.Column(ex.summary_pane)
-    return pn.Column(title, pn.Row(info, views), css_classes=["candela-explorer",
-                                                              "candela-export"])
+    return pn.Column(title, pn.Row(info, views), css_classes=["candela-explorer", "candela-export"])
 
 
 def _fresh_copy(ex):
@@ -152,8 +170,10 @@ def _icons() -> dict:
     from panel.io.resources import DIST_DIR
 
     png = (Path(DIST_DIR) / "images" / "icon-32x32.png").read_bytes()
-    return {"app_favicon": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
-            "apple_icon": "data:,"}
+    return {
+        "app_favicon": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+        "apple_icon": "data:,",
+    }
 
 
 def save_html(ex, path: str | os.PathLike, title: str = "Candela Explorer") -> Path:
@@ -170,9 +190,14 @@ def download_button(ex, **params):
     def page() -> io.BytesIO:
         return io.BytesIO(export_html(ex).encode("utf-8"))
 
-    defaults = {"label": "download offline page", "filename": "candela-explorer.html",
-                "color": "light", "css_classes": ["candela-download"], "width": 190,
-                "embed": False}
+    defaults = {
+        "label": "download offline page",
+        "filename": "candela-explorer.html",
+        "color": "light",
+        "css_classes": ["candela-download"],
+        "width": 190,
+        "embed": False,
+    }
     return pn.widgets.FileDownload(callback=page, **{**defaults, **params})
 
 

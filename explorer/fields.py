@@ -20,8 +20,22 @@ import numpy as np
 #: Bytes per element of each dtype the strides can be shown in (NumPy's names and sizes).
 DTYPE_BYTES: dict[str, int] = {
     name: np.dtype(name).itemsize
-    for name in ("bool", "int8", "uint8", "int16", "uint16", "float16", "int32", "uint32",
-                 "float32", "int64", "uint64", "float64", "complex64", "complex128")
+    for name in (
+        "bool",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "float16",
+        "int32",
+        "uint32",
+        "float32",
+        "int64",
+        "uint64",
+        "float64",
+        "complex64",
+        "complex128",
+    )
 }
 #: The units strides are shown in: elements, or the bytes of one of DTYPE_BYTES.
 UNITS: tuple[str, ...] = ("elements", *DTYPE_BYTES)
@@ -62,14 +76,18 @@ def contiguous_reason(layout) -> str:
     if layout.is_contiguous():
         if layout.len <= 1:
             return "0 or 1 elements is always contiguous"
-        return (f"the walk reads positions {layout.offset}, {layout.offset + 1}, ..., "
-                f"{layout.offset + layout.len - 1} in order")
+        return (
+            f"the walk reads positions {layout.offset}, {layout.offset + 1}, ..., "
+            f"{layout.offset + layout.len - 1} in order"
+        )
     for d in range(len(shape) - 1, -1, -1):
         if shape[d] > 1 and adj[d] != 1:
-            before = [0] * d + [0] + [n - 1 for n in shape[d + 1:]]
+            before = [0] * d + [0] + [n - 1 for n in shape[d + 1 :]]
             after = [0] * d + [1] + [0] * (len(shape) - d - 1)
-            return (f"from {_index(before)} to {_index(after)} the position changes by "
-                    f"adj_stride[{d}] = {adj[d]}, not +1")
+            return (
+                f"from {_index(before)} to {_index(after)} the position changes by "
+                f"adj_stride[{d}] = {adj[d]}, not +1"
+            )
     return "the layout's strides do not describe one packed run"
 
 
@@ -83,14 +101,18 @@ def transposed_reason(layout) -> str:
     if layout.is_transposed():
         for d in range(len(shape)):
             if layout.is_transposed_at_axis(d):
-                return (f"axis {d} steps backwards through memory: adj_stride[{d}] = {adj[d]} < 0 "
-                        f"and stride[{d}] = {stride[d]} is not a broadcast")
+                return (
+                    f"axis {d} steps backwards through memory: adj_stride[{d}] = {adj[d]} < 0 "
+                    f"and stride[{d}] = {stride[d]} is not a broadcast"
+                )
         return "some axis steps backwards through memory"
     broadcast = [d for d in range(len(shape)) if adj[d] < 0 and stride[d] == 0 and shape[d] > 1]
     if broadcast:
         d = broadcast[0]
-        return (f"adj_stride[{d}] = {adj[d]} < 0 only rewinds broadcast axis {d} (stride 0): "
-                "no axis runs backwards")
+        return (
+            f"adj_stride[{d}] = {adj[d]} < 0 only rewinds broadcast axis {d} (stride 0): "
+            "no axis runs backwards"
+        )
     return "no axis that steps has a negative adj_stride"
 
 
@@ -115,14 +137,18 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
     esc = html.escape
 
     def row(name: str, label: str, extra: str = "") -> str:
-        return (f'<tr><th>{label}</th><td><code class="candela-{name}">{esc(values[name])}</code>'
-                f"{extra}</td></tr>")
+        return (
+            f'<tr><th>{label}</th><td><code class="candela-{name}">{esc(values[name])}</code>'
+            f"{extra}</td></tr>"
+        )
 
     unit_note = f'<span class="candela-unit"> in{esc(suffix)}</span>' if suffix else ""
     work = "".join(f"<div>{esc(line)}</div>" for line in adj_stride_work(layout, scale))
     copy_note = (
         '<div class="candela-copy-note">as_contiguous copied the elements into a new packed '
-        "buffer: positions now index the copy</div>" if copied else ""
+        "buffer: positions now index the copy</div>"
+        if copied
+        else ""
     )
     return (
         '<div class="candela-fields">'
@@ -133,10 +159,16 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
         + f'<tr><td></td><td class="candela-adj-stride-work">{work}</td></tr>'
         + row("offset", "offset", unit_note)
         + row("len", "len")
-        + row("is-contiguous", "is_contiguous()",
-              f' <span class="candela-reason">{esc(contiguous_reason(layout))}</span>')
-        + row("is-transposed", "is_transposed()",
-              f' <span class="candela-reason">{esc(transposed_reason(layout))}</span>')
+        + row(
+            "is-contiguous",
+            "is_contiguous()",
+            f' <span class="candela-reason">{esc(contiguous_reason(layout))}</span>',
+        )
+        + row(
+            "is-transposed",
+            "is_transposed()",
+            f' <span class="candela-reason">{esc(transposed_reason(layout))}</span>',
+        )
         + "</table>"
         + copy_note
         + "</div>"
@@ -145,5 +177,7 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
 
 def layout_line(layout) -> str:
     """One compact line for a layout: ``(3, 4):(4, 1) adj (1, 1) @0``."""
-    return (f"{tuple(layout.shape)}:{tuple(layout.stride)} adj {tuple(layout.adj_stride)} "
-            f"offset {layout.offset}")
+    return (
+        f"{tuple(layout.shape)}:{tuple(layout.stride)} adj {tuple(layout.adj_stride)} "
+        f"offset {layout.offset}"
+    )

@@ -65,9 +65,11 @@ def _layout_tensor(layout):
     positions = layout.positions()
     lo, hi = int(positions.min()), int(positions.max())
     if lo < 0:
-        raise InvalidShape(f"layout {layout} reads position {lo}, before the buffer's start; "
-                           "give it an offset of at least " + str(-lo + layout.offset),
-                           layout=layout)
+        raise InvalidShape(
+            f"layout {layout} reads position {lo}, before the buffer's start; "
+            "give it an offset of at least " + str(-lo + layout.offset),
+            layout=layout,
+        )
     return Tensor(np.arange(hi + 1, dtype=np.int64), layout)
 
 
@@ -100,15 +102,17 @@ def as_tensor(x) -> tuple[object, str | None]:
     stride, offset = getattr(x, "stride", None), getattr(x, "storage_offset", None)
     if hasattr(x, "shape") and callable(stride) and callable(offset):
         # A torch.Tensor or alike: strides and offset in elements of its storage.
-        layout = Layout.from_strided(tuple(int(v) for v in x.shape),
-                                     tuple(int(v) for v in stride()), int(offset()))
+        layout = Layout.from_strided(
+            tuple(int(v) for v in x.shape), tuple(int(v) for v in stride()), int(offset())
+        )
         return _layout_tensor(layout), None
     if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
         array = np.asarray(x)
         return Tensor.from_numpy(array), array.dtype.name
     raise TypeError(
         f"explorer.show() takes a candela Layout or Tensor, a NumPy array, or a tensor with "
-        f".shape, .stride() and .storage_offset() (like torch.Tensor); got {type(x).__name__}")
+        f".shape, .stride() and .storage_offset() (like torch.Tensor); got {type(x).__name__}"
+    )
 
 
 def _torch_unit(x) -> str | None:

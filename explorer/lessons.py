@@ -434,7 +434,7 @@ def verify_lesson(lesson: Lesson) -> list[str]:
         where = f"{lesson.source or lesson.id}: steps[{i}]"
         try:
             layout = step_layout(step)
-        except Exception as exc:  # noqa: BLE001 - any failure is a finding, reported by name
+        except Exception as exc:
             name = type(exc).__name__
             expected = getattr(candela, step.expect_error, None) if step.expect_error else None
             if expected is None or not isinstance(exc, expected):

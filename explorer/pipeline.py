@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
     from candela import Tensor
 
 # One item of an ``s[...]`` subscript: an integer (select one, keep the axis) or a slice.
-SliceItem = Union[int, slice]
+SliceItem = int | slice
 
 #: The largest number of elements a step may produce: walking or copying more
 #: would take the page (and the server's memory) down with it.
@@ -129,7 +129,9 @@ class SliceSpec:
     items: tuple
 
     def __hash__(self) -> int:  # slice objects are unhashable before Python 3.12
-        return hash(tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in self.items))
+        return hash(
+            tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in self.items)
+        )
 
 
 # --------------------------------------------------------------------------- parsing
@@ -168,8 +170,11 @@ def _slice_item(node: ast.AST) -> SliceItem:
 
 
 def _slices_literal(node: ast.AST, what: str) -> SliceSpec:
-    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-            and node.value.id == "s"):
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "s"
+    ):
         raise _Reject(f"{what} must be written as s[...], got `{ast.unparse(node)}`")
     inner = node.slice
     elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
@@ -230,7 +235,9 @@ def parse(text: str) -> list[Step]:
     if not stripped:
         return []
     if not stripped.startswith("."):
-        raise PipelineError(0, stripped, "a pipeline starts with a method call such as `.transpose()`")
+        raise PipelineError(
+            0, stripped, "a pipeline starts with a method call such as `.transpose()`"
+        )
     source = f"({_ROOT}\n{stripped}\n)"
     try:
         tree = ast.parse(source, mode="eval")
@@ -262,8 +269,9 @@ def parse(text: str) -> list[Step]:
         segment = _segment(source, node, before)
         before = node
         if isinstance(node, ast.Attribute):
-            raise PipelineError(number, segment, "expected a call such as `.transpose()`, "
-                                                 "not a bare attribute")
+            raise PipelineError(
+                number, segment, "expected a call such as `.transpose()`, not a bare attribute"
+            )
         if isinstance(node, ast.Subscript):
             raise PipelineError(number, segment, "indexing is not a pipeline step")
         try:
@@ -293,8 +301,10 @@ def apply_step(tensor: Tensor, step: Step) -> Tensor:
     if step.name in ("broadcast", "view"):
         (shape,) = step.args
         if _count(shape) > MAX_ELEMENTS and all(v >= 0 for v in shape):
-            raise ValueError(f"shape {shape} has {_count(shape):,} elements; "
-                             f"the explorer handles at most {MAX_ELEMENTS:,}")
+            raise ValueError(
+                f"shape {shape} has {_count(shape):,} elements; "
+                f"the explorer handles at most {MAX_ELEMENTS:,}"
+            )
         return getattr(tensor, step.name)(shape)
     if step.name == "transpose_axes":
         return tensor.transpose_axes(step.args[0])

@@ -65,8 +65,10 @@ def parse_shape(value: object) -> tuple[int, ...]:
     if not 1 <= len(sizes) <= MAX_RANK:
         raise StateError(f"shape `{shown}`: rank {len(sizes)} is outside 1..{MAX_RANK}")
     if math.prod(sizes) > MAX_ELEMENTS:
-        raise StateError(f"shape `{shown}`: {math.prod(sizes):,} elements is more than the "
-                         f"{MAX_ELEMENTS:,} the explorer handles")
+        raise StateError(
+            f"shape `{shown}`: {math.prod(sizes):,} elements is more than the "
+            f"{MAX_ELEMENTS:,} the explorer handles"
+        )
     return tuple(sizes)
 
 

@@ -45,9 +45,7 @@ def numpy_fields(base: np.ndarray, view: np.ndarray) -> tuple[tuple, tuple, int]
 
 def naive_walk(shape, stride, offset) -> list[tuple[tuple[int, ...], int]]:
     """Every element in logical order with ``offset + sum(i * stride)``."""
-    return [
-        (idx, offset + sum(i * st for i, st in zip(idx, stride))) for idx in np.ndindex(*shape)
-    ]
+    return [(idx, offset + sum(i * st for i, st in zip(idx, stride))) for idx in np.ndindex(*shape)]
 
 
 def stepped_axis(prev: tuple[int, ...], cur: tuple[int, ...]) -> int:
@@ -58,7 +56,9 @@ def stepped_axis(prev: tuple[int, ...], cur: tuple[int, ...]) -> int:
 def brute_contiguous(shape, stride, offset=0) -> bool:
     """A flat walk visits offset, offset+1, ... in order."""
     positions = [p for _, p in naive_walk(shape, stride, offset)]
-    return positions == list(range(positions[0], positions[0] + len(positions))) if positions else True
+    return (
+        positions == list(range(positions[0], positions[0] + len(positions))) if positions else True
+    )
 
 
 def brute_transposed_at(layout: Layout, axis: int) -> bool:
@@ -66,6 +66,4 @@ def brute_transposed_at(layout: Layout, axis: int) -> bool:
     if layout.stride[axis] == 0:
         return False
     walk = naive_walk(layout.shape, layout.stride, layout.offset)
-    return any(
-        stepped_axis(a[0], b[0]) == axis and b[1] - a[1] < 0 for a, b in zip(walk, walk[1:])
-    )
+    return any(stepped_axis(a[0], b[0]) == axis and b[1] - a[1] < 0 for a, b in zip(walk, walk[1:]))

@@ -53,7 +53,11 @@ def slice_keys(draw, shape):
             n = max(shape[len(keys)] if len(keys) < len(shape) else 1, 1)
             a, b = sorted(draw(st.lists(st.integers(0, n), min_size=2, max_size=2)))
             step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
-            keys.append(slice(a, b, step) if (step or 1) > 0 else slice(min(b, n - 1), a - 1 if a else None, step))
+            keys.append(
+                slice(a, b, step)
+                if (step or 1) > 0
+                else slice(min(b, n - 1), a - 1 if a else None, step)
+            )
     return tuple(keys)
 
 
@@ -76,7 +80,16 @@ def broadcast_targets(draw, shape):
     return out if out and total <= 4 * 240 else tuple(shape)
 
 
-KINDS = ["view", "slice", "narrow", "transpose", "transpose2", "transpose_axes", "broadcast", "rotate"]
+KINDS = [
+    "view",
+    "slice",
+    "narrow",
+    "transpose",
+    "transpose2",
+    "transpose_axes",
+    "broadcast",
+    "rotate",
+]
 
 
 @st.composite

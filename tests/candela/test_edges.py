@@ -16,17 +16,42 @@ from .oracle import as_numpy
 from .test_oracle import assert_laws, assert_matches_numpy, check_operation
 
 SHAPES = [
-    (0,), (1,), (5,), (0, 3), (3, 0), (1, 1), (1, 4), (4, 1), (3, 4), (2, 3, 4),
-    (2, 1, 3, 1), (1, 2, 1, 2, 1), (2, 2, 2, 2, 2, 2), (1, 2, 1, 2, 1, 2, 1),
-    (2, 1, 2, 1, 2, 1, 2, 1), (2, 2, 2, 2, 2, 2, 2, 2), (1,) * 8, (3, 0, 2, 1, 0, 1, 1, 2),
+    (0,),
+    (1,),
+    (5,),
+    (0, 3),
+    (3, 0),
+    (1, 1),
+    (1, 4),
+    (4, 1),
+    (3, 4),
+    (2, 3, 4),
+    (2, 1, 3, 1),
+    (1, 2, 1, 2, 1),
+    (2, 2, 2, 2, 2, 2),
+    (1, 2, 1, 2, 1, 2, 1),
+    (2, 1, 2, 1, 2, 1, 2, 1),
+    (2, 2, 2, 2, 2, 2, 2, 2),
+    (1,) * 8,
+    (3, 0, 2, 1, 0, 1, 1, 2),
 ]
 
 STRIDED = [
-    ((3,), (-1,), 2), ((3,), (0,), 0), ((3, 4), (0, 1), 5), ((3, 4), (1, 3), 0),
-    ((3, 4), (-4, 1), 8), ((3, 4), (4, -1), 3), ((3, 4), (-4, -1), 11), ((2, 3), (0, 0), 4),
-    ((2, 2, 2), (4, 0, 1), 0), ((2, 3, 4), (1, 2, 6), 0), ((4, 2), (2, 0), 1),
-    ((2, 2, 2, 2, 2, 2, 2, 2), (-128, 64, -32, 16, -8, 4, -2, 1), 170), ((1, 5), (7, -2), 8),
-    ((2, 0, 3), (-5, 3, 1), 5), ((3, 1), (2, 99), 0),
+    ((3,), (-1,), 2),
+    ((3,), (0,), 0),
+    ((3, 4), (0, 1), 5),
+    ((3, 4), (1, 3), 0),
+    ((3, 4), (-4, 1), 8),
+    ((3, 4), (4, -1), 3),
+    ((3, 4), (-4, -1), 11),
+    ((2, 3), (0, 0), 4),
+    ((2, 2, 2), (4, 0, 1), 0),
+    ((2, 3, 4), (1, 2, 6), 0),
+    ((4, 2), (2, 0), 1),
+    ((2, 2, 2, 2, 2, 2, 2, 2), (-128, 64, -32, 16, -8, 4, -2, 1), 170),
+    ((1, 5), (7, -2), 8),
+    ((2, 0, 3), (-5, 3, 1), 5),
+    ((3, 1), (2, 99), 0),
 ]
 
 
@@ -100,7 +125,10 @@ def test_worked_examples_from_the_seed():
     assert Layout((4, 6)).narrow(1, 2, 3).offset == 2
     # 002: shape_as_3d
     assert [Layout(sh).shape_as_3d() for sh in [(5,), (2, 3), (2, 3, 4), (6, 2, 3, 4)]] == [
-        (1, 1, 5), (1, 2, 3), (2, 3, 4), (12, 3, 4)
+        (1, 1, 5),
+        (1, 2, 3),
+        (2, 3, 4),
+        (12, 3, 4),
     ]
 
 
@@ -134,14 +162,19 @@ def test_is_last_axes_transposed_is_the_blas_stride_rule():
         ((4,), (1,)): False,
     }
     for (shape, stride), expected in cases.items():
-        assert Layout.from_strided(shape, stride).is_last_axes_transposed() is expected, (shape, stride)
+        assert Layout.from_strided(shape, stride).is_last_axes_transposed() is expected, (
+            shape,
+            stride,
+        )
 
 
 def test_fields_and_aliases():
     layout = Layout.from_strided((2, 3, 4), (1, 2, 6), 5)
-    assert layout.rank == 3 and layout.dims == layout.shape and layout.elem_count == layout.len == 24
+    assert (
+        layout.rank == 3 and layout.dims == layout.shape and layout.elem_count == layout.len == 24
+    )
     assert "adj_stride=" in repr(layout) and str(layout) == "(2, 3, 4):(1, 2, 6) offset 5"
-    assert eval(repr(layout).replace("Layout(", "dict(")) == dict(  # noqa: S307 - test-only round trip
+    assert eval(repr(layout).replace("Layout(", "dict(")) == dict(
         shape=layout.shape, stride=layout.stride, adj_stride=layout.adj_stride, offset=5, len=24
     )
     with pytest.raises(AttributeError):

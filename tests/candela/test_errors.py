@@ -48,22 +48,62 @@ CASES = [
     (lambda: Layout.from_strided((2, 3), (3, 1), -1), InvalidShape, ["-1"], {"offset": -1}),
     (lambda: Layout.from_strided((3,), (-1,), 1), InvalidShape, ["-1"], {"offset": 1}),
     (lambda: Layout((3,)).with_offset(-2), InvalidShape, ["-2"], {"offset": -2}),
-    (lambda: Layout((2, 3)).view((4, 4)), InvalidViewShape, ["6", "(4, 4)", "16"], {"shape": (4, 4), "elements": 6}),
+    (
+        lambda: Layout((2, 3)).view((4, 4)),
+        InvalidViewShape,
+        ["6", "(4, 4)", "16"],
+        {"shape": (4, 4), "elements": 6},
+    ),
     (lambda: Layout((2, 3)).transpose().view((6,)), NonContiguousView, ["(6,)"], {"shape": (6,)}),
     (lambda: Layout((2, 3)).view((3, -2)), InvalidShape, ["-2"], {}),
-    (lambda: Layout((3,)).broadcast((3, 2)), CannotBroadcast, ["(3,)", "(3, 2)"], {"target": (3, 2)}),
-    (lambda: Layout((2, 3)).broadcast((3,)), CannotBroadcast, ["(2, 3)", "(3,)"], {"shape": (2, 3)}),
-    (lambda: Layout((2, 3)).transpose_axes((0,)), NotEnoughAxes, ["(0,)", "2 axes"], {"axes": (0,)}),
+    (
+        lambda: Layout((3,)).broadcast((3, 2)),
+        CannotBroadcast,
+        ["(3,)", "(3, 2)"],
+        {"target": (3, 2)},
+    ),
+    (
+        lambda: Layout((2, 3)).broadcast((3,)),
+        CannotBroadcast,
+        ["(2, 3)", "(3,)"],
+        {"shape": (2, 3)},
+    ),
+    (
+        lambda: Layout((2, 3)).transpose_axes((0,)),
+        NotEnoughAxes,
+        ["(0,)", "2 axes"],
+        {"axes": (0,)},
+    ),
     (lambda: Layout((2, 3)).transpose_axes((0, 0)), AxesOutOfBounds, ["(0, 0)", "0"], {"axis": 0}),
     (lambda: Layout((2, 3)).transpose_axes((0, 2)), AxesOutOfBounds, ["2"], {"axis": 2}),
-    (lambda: Layout((2, 3)).transpose(0, 5), AxesOutOfBounds, ["5", "rank 2"], {"axis": 5, "rank": 2}),
+    (
+        lambda: Layout((2, 3)).transpose(0, 5),
+        AxesOutOfBounds,
+        ["5", "rank 2"],
+        {"axis": 5, "rank": 2},
+    ),
     (lambda: Layout((2, 3)).transpose(0), NotEnoughAxes, ["dim0=0"], {}),
     (lambda: Layout((2, 3)).rotate_axis_innermost(-3), AxesOutOfBounds, ["-3"], {"axis": -3}),
     (lambda: Layout((2, 3)).narrow(2, 0, 1), AxesOutOfBounds, ["2"], {"axis": 2}),
-    (lambda: Layout((2, 3)).narrow(1, 2, 2), SliceOutOfBounds, ["start=2", "length=2", "3"], {"size": 3}),
+    (
+        lambda: Layout((2, 3)).narrow(1, 2, 2),
+        SliceOutOfBounds,
+        ["start=2", "length=2", "3"],
+        {"size": 3},
+    ),
     (lambda: Layout((2, 3)).narrow(1, 0, 0), SliceOutOfBounds, ["length=0"], {"length": 0}),
-    (lambda: Layout((2, 3)).slice(s[0:1, 0:1, 0:1]), AxesOutOfBounds, ["3 ranges", "2 axes"], {"rank": 2}),
-    (lambda: Layout((2, 3)).slice(s[:, 3]), SliceOutOfBounds, ["axis 1", "3"], {"axis": 1, "size": 3}),
+    (
+        lambda: Layout((2, 3)).slice(s[0:1, 0:1, 0:1]),
+        AxesOutOfBounds,
+        ["3 ranges", "2 axes"],
+        {"rank": 2},
+    ),
+    (
+        lambda: Layout((2, 3)).slice(s[:, 3]),
+        SliceOutOfBounds,
+        ["axis 1", "3"],
+        {"axis": 1, "size": 3},
+    ),
     (lambda: Layout((2, 3)).slice(s[:, 1:1]), SliceOutOfBounds, ["empty"], {"axis": 1}),
     (lambda: Layout((2, 3)).slice(s[:, 0:4]), SliceOutOfBounds, ["stop 4"], {"axis": 1}),
     (lambda: Layout((2, 3)).slice(s[::0]), SliceOutOfBounds, ["step"], {"axis": 0}),
@@ -72,9 +112,19 @@ CASES = [
     (lambda: Layout((2, 3)).slice(s[...]), SliceOutOfBounds, ["Ellipsis"], {}),
     (lambda: Layout((2, 3)).slice(s["a"]), SliceOutOfBounds, ["'a'"], {}),
     (lambda: Layout((2, 3)).flat_index((1,)), NotEnoughAxes, ["(1,)"], {"index": (1,)}),
-    (lambda: Layout((2, 3)).flat_index((1, 3)), IndexOutOfBounds, ["3", "axis 1"], {"axis": 1, "size": 3}),
+    (
+        lambda: Layout((2, 3)).flat_index((1, 3)),
+        IndexOutOfBounds,
+        ["3", "axis 1"],
+        {"axis": 1, "size": 3},
+    ),
     (lambda: Layout((2, 3)).flat_index((1, 1.0)), IndexOutOfBounds, ["1.0"], {}),
-    (lambda: Tensor.from_slice([1, 2, 3], (2, 2)), InvalidViewShape, ["3", "(2, 2)"], {"elements": 3}),
+    (
+        lambda: Tensor.from_slice([1, 2, 3], (2, 2)),
+        InvalidViewShape,
+        ["3", "(2, 2)"],
+        {"elements": 3},
+    ),
     (lambda: Tensor.from_numpy(np.float64(2.0)), ZeroRankShape, [], {}),
     (lambda: Tensor.arange((2, 3))[0, 5], IndexOutOfBounds, ["5"], {}),
     (lambda: Tensor.arange((2, 3))[0:1], IndexOutOfBounds, [".slice"], {}),
@@ -104,13 +154,24 @@ def test_every_error_class_is_exported_and_typed():
 def test_a_rejected_operation_leaves_the_layout_unchanged():
     layout = Layout((2, 3)).transpose()
     before = (layout.shape, layout.stride, layout.adj_stride, layout.offset, layout.len)
-    for bad in (lambda: layout.view((6,)), lambda: layout.slice(s[5]), lambda: layout.broadcast((4,))):
+    for bad in (
+        lambda: layout.view((6,)),
+        lambda: layout.slice(s[5]),
+        lambda: layout.broadcast((4,)),
+    ):
         with pytest.raises(OpError):
             bad()
     assert (layout.shape, layout.stride, layout.adj_stride, layout.offset, layout.len) == before
 
 
 def test_slice_range_text():
-    assert [str(r) for r in s[1:3, ::-1, 0, :, 2:, :-1:2]] == ["1:3", "::-1", "0", ":", "2:", ":-1:2"]
+    assert [str(r) for r in s[1:3, ::-1, 0, :, 2:, :-1:2]] == [
+        "1:3",
+        "::-1",
+        "0",
+        ":",
+        "2:",
+        ":-1:2",
+    ]
     assert candela.format_ranges(s[1:3, -1]) == "s[1:3, -1]"
     assert SliceRange.from_key(slice(1, 3)) == SliceRange(1, 3)

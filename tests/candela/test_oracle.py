@@ -82,7 +82,7 @@ def assert_laws(layout: Layout) -> None:
     for out in (layout.rank, layout.rank + 3, -layout.rank - 1):
         assert not layout.is_contiguous_at_axis(out)
         assert not layout.is_transposed_at_axis(out)
-    for i, (idx, pos) in enumerate(walk[:: max(1, len(walk) // 7)]):
+    for idx, pos in walk[:: max(1, len(walk) // 7)]:
         assert layout.flat_index(idx) == pos
 
 
@@ -225,7 +225,9 @@ def test_adj_stride_follows_its_formula(layout):
 @SETTINGS
 @given(layouts())
 def test_equality_and_hash_follow_the_fields(layout):
-    same = Layout.from_raw_parts(layout.shape, layout.stride, layout.adj_stride, layout.offset, layout.len)
+    same = Layout.from_raw_parts(
+        layout.shape, layout.stride, layout.adj_stride, layout.offset, layout.len
+    )
     assert same == layout and hash(same) == hash(layout)
     assert layout.with_offset(layout.offset + 1) != layout
     assert len({layout, same}) == 1

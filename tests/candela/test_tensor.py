@@ -30,7 +30,7 @@ def numpy_views(draw):
     for n in a.shape:
         step = draw(st.sampled_from([1, 1, 2, -1, -2]))
         start = draw(st.integers(0, n - 1))
-        keys.append(slice(start, None, step) if step > 0 else slice(start, None, step))
+        keys.append(slice(start, None, step))
     a = a[tuple(keys)]
     return base, a
 
@@ -45,7 +45,10 @@ def test_from_numpy_wraps_the_same_memory(pair):
     assert np.shares_memory(t.buffer, base) and t.buffer.size == base.size
     assert t.buffer.dtype == a.dtype
     # the offset is where the view starts in its owner's memory
-    assert t.offset == (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
+    assert (
+        t.offset
+        == (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
+    )
     assert np.array_equal(t.to_numpy(), a) and t.tolist() == a.tolist()
     assert np.array_equal(t.buffer[t.positions()], a.ravel())
     if a.size:
@@ -122,7 +125,13 @@ def test_tensor_forwards_the_layout():
     layout = t.layout
     for name in ("shape", "stride", "adj_stride", "offset", "len", "rank", "dims", "elem_count"):
         assert getattr(t, name) == getattr(layout, name)
-    for name in ("is_empty", "is_contiguous", "is_transposed", "is_last_axes_transposed", "shape_as_3d"):
+    for name in (
+        "is_empty",
+        "is_contiguous",
+        "is_transposed",
+        "is_last_axes_transposed",
+        "shape_as_3d",
+    ):
         assert getattr(t, name)() == getattr(layout, name)()
     for axis in range(-4, 4):
         assert t.is_contiguous_at_axis(axis) == layout.is_contiguous_at_axis(axis)

@@ -59,8 +59,14 @@ def explorer_server():
     from explorer.app import app
 
     port = free_port()
-    server = pn.serve({"/": app}, port=port, address="127.0.0.1", threaded=True, show=False,
-                      title="Candela Explorer")
+    server = pn.serve(
+        {"/": app},
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        title="Candela Explorer",
+    )
     yield f"http://127.0.0.1:{port}/"
     server.stop()
 
@@ -73,7 +79,8 @@ def open_explorer(page, explorer_server):
         page.goto(explorer_server + query)
         page.wait_for_function(
             "() => window.Bokeh && Bokeh.documents.length > 0"
-            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null")
+            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+        )
         page.locator(".candela-shape").wait_for()
         return page
 

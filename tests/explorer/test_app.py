@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 pytest.importorskip("panel")
 
-from bokeh.document import Document  # noqa: E402
+from bokeh.document import Document
 
-from explorer import columns as C  # noqa: E402
-from explorer.app import Explorer  # noqa: E402
-from explorer.state import StateError, parse_shape  # noqa: E402
+from explorer import columns as C
+from explorer.app import Explorer
+from explorer.state import StateError, parse_shape
 
 
 def field(ex: Explorer, name: str) -> str:
@@ -36,9 +36,18 @@ def test_constructed_state_shows_in_the_fields():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     assert ex.error is None and error_text(ex) == ""
     assert ex.layout.shape == (4, 3)
-    assert [field(ex, n) for n in ("shape", "stride", "adj-stride", "offset", "len",
-                                   "is-contiguous", "is-transposed")] == \
-        ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
+    assert [
+        field(ex, n)
+        for n in (
+            "shape",
+            "stride",
+            "adj-stride",
+            "offset",
+            "len",
+            "is-contiguous",
+            "is-transposed",
+        )
+    ] == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
     assert "adj_stride[0] = 1 - 4*(3-1) = -7" in ex.fields_pane.object
 
 
@@ -112,8 +121,19 @@ def test_argument_widgets_cannot_smuggle_code():
     assert ex.error and ex.ops == "" and ex.layout.shape == (3, 4)
 
 
-@pytest.mark.parametrize("op", ["view", "slice", "narrow", "transpose", "transpose_axes",
-                                "broadcast", "rotate_axis_innermost", "as_contiguous"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "view",
+        "slice",
+        "narrow",
+        "transpose",
+        "transpose_axes",
+        "broadcast",
+        "rotate_axis_innermost",
+        "as_contiguous",
+    ],
+)
 def test_every_op_button_adds_a_step_with_its_default_arguments(op):
     ex = Explorer(shape=(3, 4))
     ex.op_buttons[op].clicks += 1
@@ -179,10 +199,22 @@ def test_models_are_named_for_tests_and_scripts_to_find():
     ex = Explorer(shape=(3, 4))
     doc = Document()
     root = ex.__panel__().get_root(doc)
-    for name in ("logical-source", "buffer-source", "frames-source", "cursor-logical-source",
-                 "cursor-buffer-source", "jump-source", "hover-logical-source",
-                 "hover-buffer-source", "frame-slider", "speed-slider", "odometer",
-                 "logical-figure", "buffer-figure", "play-button"):
+    for name in (
+        "logical-source",
+        "buffer-source",
+        "frames-source",
+        "cursor-logical-source",
+        "cursor-buffer-source",
+        "jump-source",
+        "hover-logical-source",
+        "hover-buffer-source",
+        "frame-slider",
+        "speed-slider",
+        "odometer",
+        "logical-figure",
+        "buffer-figure",
+        "play-button",
+    ):
         assert root.select_one({"name": name}) is not None, name
 
 
@@ -205,14 +237,17 @@ def test_importing_the_package_has_no_side_effects():
     assert out.stdout.split() == ["False", "False"]
 
 
-@pytest.mark.parametrize(("text", "shape"), [("3,4", (3, 4)), (" (2, 3, 4) ", (2, 3, 4)),
-                                             ("5", (5,)), ("0,3", (0, 3)), ([2, 2], (2, 2))])
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [("3,4", (3, 4)), (" (2, 3, 4) ", (2, 3, 4)), ("5", (5,)), ("0,3", (0, 3)), ([2, 2], (2, 2))],
+)
 def test_parse_shape_reads_text_and_sequences(text, shape):
     assert parse_shape(text) == shape
 
 
-@pytest.mark.parametrize("bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "2048,2048",
-                                 True, 2.0, (3, "4"), None])
+@pytest.mark.parametrize(
+    "bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "2048,2048", True, 2.0, (3, "4"), None]
+)
 def test_parse_shape_refuses_with_a_message(bad):
     with pytest.raises(StateError):
         parse_shape(bad)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import expect  # noqa: E402
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,8 @@ def test_url_state_shows_in_the_fields(open_explorer):
     expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
     assert fields(page) == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
     expect(page.locator(".candela-adj-stride-work")).to_contain_text(
-        "adj_stride[0] = 1 - 4*(3-1) = -7")
+        "adj_stride[0] = 1 - 4*(3-1) = -7"
+    )
     expect(page.locator(".candela-error")).to_have_text("")
 
 
@@ -54,8 +55,9 @@ def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
     expect(page.locator(".candela-ops-input input")).to_have_value(".narrow(0, 1, 2)")
     page.wait_for_function("() => decodeURIComponent(location.search).includes('.narrow(0, 1, 2)')")
     # The buffer drawn in the browser follows: 4 of 12 cells read from position 4.
-    page.wait_for_function(model_js(
-        "const d = m('logical-source').data; return d.pos.length === 8 && d.pos[0] === 4"))
+    page.wait_for_function(
+        model_js("const d = m('logical-source').data; return d.pos.length === 8 && d.pos[0] === 4")
+    )
 
     ops = page.locator(".candela-ops-input input")
     ops.fill(".transpose()")
@@ -82,17 +84,29 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
     ops.press("Enter")
     expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
     want = C.columns_for(apply(parse(".slice(s[::-1])"), Tensor.arange((3, 4)))[-1])
-    page.wait_for_function(model_js(
-        f"return Array.from(m('logical-source').data.pos).join() === "
-        f"'{','.join(map(str, want.logical['pos'].tolist()))}'"))
-    got = page.evaluate(model_js(
-        "const l = m('logical-source').data, b = m('buffer-source').data;"
-        " return [Array.from(l.value), Array.from(l.index), Array.from(l.color),"
-        " Array.from(b.value), Array.from(b.color), Array.from(b.first_reader),"
-        " Array.from(m('logical-labels-source').data.pos_label)]"))
-    assert got == [want.logical["value"], want.logical["index"], list(want.logical["color"]),
-                   want.buffer["value"], list(want.buffer["color"]),
-                   want.buffer["first_reader"].tolist(), want.logical_labels["pos_label"]]
+    page.wait_for_function(
+        model_js(
+            f"return Array.from(m('logical-source').data.pos).join() === "
+            f"'{','.join(map(str, want.logical['pos'].tolist()))}'"
+        )
+    )
+    got = page.evaluate(
+        model_js(
+            "const l = m('logical-source').data, b = m('buffer-source').data;"
+            " return [Array.from(l.value), Array.from(l.index), Array.from(l.color),"
+            " Array.from(b.value), Array.from(b.color), Array.from(b.first_reader),"
+            " Array.from(m('logical-labels-source').data.pos_label)]"
+        )
+    )
+    assert got == [
+        want.logical["value"],
+        want.logical["index"],
+        list(want.logical["color"]),
+        want.buffer["value"],
+        list(want.buffer["color"]),
+        want.buffer["first_reader"].tolist(),
+        want.logical_labels["pos_label"],
+    ]
 
 
 def test_play_advances_the_highlighted_cells_together(open_explorer):
@@ -105,11 +119,13 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
     seen = []
     last = 0
     for _ in range(3):  # several frames, each read back from the models
-        page.wait_for_function(
-            model_js(f"return m('cursor-logical-source').data.k[0] > {last}"))
-        k, pos, text = page.evaluate(model_js(
-            "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0],"
-            " m('odometer').text]"))
+        page.wait_for_function(model_js(f"return m('cursor-logical-source').data.k[0] > {last}"))
+        k, pos, text = page.evaluate(
+            model_js(
+                "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0],"
+                " m('odometer').text]"
+            )
+        )
         seen.append(k)
         assert pos == positions[k], "the buffer cell lights up with its logical cell"
         last = k
@@ -127,32 +143,48 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
 
 
 def _cell_point(page, figure: str, x: float, y: float) -> tuple[float, float]:
-    return tuple(page.evaluate(
-        """([name, x, y]) => {
+    return tuple(
+        page.evaluate(
+            """([name, x, y]) => {
             const fig = Bokeh.documents[0].get_model_by_name(name);
             const view = Bokeh.index.find_one(fig);
             const r = view.canvas_view.el.getBoundingClientRect();
             return [r.left + view.frame.x_scale.compute(x), r.top + view.frame.y_scale.compute(y)];
-        }""", [figure, x, y]))
+        }""",
+            [figure, x, y],
+        )
+    )
 
 
 def test_hover_links_logical_and_buffer_cells(open_explorer):
     page = open_explorer("?shape=4&ops=.broadcast((3, 4))")
-    data = page.evaluate(model_js("const d = m('logical-source').data;"
-                                  " return [Array.from(d.x), Array.from(d.y), Array.from(d.pos)]"))
+    data = page.evaluate(
+        model_js(
+            "const d = m('logical-source').data;"
+            " return [Array.from(d.x), Array.from(d.y), Array.from(d.pos)]"
+        )
+    )
     xs, ys, pos = data
     k = 5  # logical [1, 1] reads buffer position 1
     page.mouse.move(*_cell_point(page, "logical-figure", xs[k], ys[k]))
     page.wait_for_function(model_js("return m('hover-buffer-source').data.x.length === 1"))
-    buf = page.evaluate(model_js("const d = m('buffer-source').data;"
-                                 " const h = m('hover-buffer-source').data;"
-                                 " return [h.x[0] === d.x[1] && h.y[0] === d.y[1]]"))
+    buf = page.evaluate(
+        model_js(
+            "const d = m('buffer-source').data;"
+            " const h = m('hover-buffer-source').data;"
+            " return [h.x[0] === d.x[1] && h.y[0] === d.y[1]]"
+        )
+    )
     assert buf == [True] and pos[k] == 1
     # Hover the buffer cell: every logical cell reading it (three rows of a broadcast).
     bx, by = page.evaluate(model_js("const d = m('buffer-source').data; return [d.x[2], d.y[2]]"))
     page.mouse.move(*_cell_point(page, "buffer-figure", bx, by))
     page.wait_for_function(model_js("return m('hover-logical-source').data.x.length === 3"))
-    linked = page.evaluate(model_js("const h = m('hover-logical-source').data;"
-                                    " return Array.from(h.x).map((x, i) => [x, h.y[i]])"))
+    linked = page.evaluate(
+        model_js(
+            "const h = m('hover-logical-source').data;"
+            " return Array.from(h.x).map((x, i) => [x, h.y[i]])"
+        )
+    )
     expected = sorted([xs[i], ys[i]] for i in range(len(pos)) if pos[i] == 2)
     assert sorted(linked) == expected

@@ -121,7 +121,7 @@ def test_a_step_that_expects_an_error_shows_it_and_keeps_the_last_good_state():
     assert step.expect_error == "NonContiguousView"
     assert ex.error and "non-contiguous" in ex.error
     assert ex.layout == good
-    assert "<div class=\"candela-error\">" in ex._error_pane.object
+    assert '<div class="candela-error">' in ex._error_pane.object
     assert "NonContiguousView" in ex.classroom.text_pane.object
     ex.step = 4
     assert ex.error is None
@@ -166,9 +166,13 @@ def test_the_url_is_a_clean_link_on_a_lesson_step_and_keeps_changes_otherwise():
     assert cr.url_search(base) == "?lesson=transpose&step=2&presenter=true"
     ex.ops = ".transpose().transpose()"
     assert cr.url_search("?shape=3,4&ops=X") == (
-        "?shape=3,4&ops=X&lesson=transpose&step=2&presenter=true")
+        "?shape=3,4&ops=X&lesson=transpose&step=2&presenter=true"
+    )
     assert CR.read_query("?shape=3,4&lesson=a&step=2&presenter=") == {
-        "lesson": "a", "step": "2", "presenter": ""}
+        "lesson": "a",
+        "step": "2",
+        "presenter": "",
+    }
 
 
 def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
@@ -193,7 +197,10 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
     assert CR.PRESENTER_CSS not in ex.fields_pane.stylesheets
-    assert ex.logical_figure.width == Explorer(shape=(3, 4), ops=".transpose().transpose()").logical_figure.width
+    assert (
+        ex.logical_figure.width
+        == Explorer(shape=(3, 4), ops=".transpose().transpose()").logical_figure.width
+    )
     assert ex._labels[0].glyph.text_font_size == font
     assert all(part.visible for part in ex.editing_parts)
 
@@ -211,39 +218,57 @@ def test_every_control_is_a_focusable_widget():
     for model in doc.models:
         assert not isinstance(model, TapTool)
         if model.js_event_callbacks or getattr(model, "js_property_callbacks", {}).get(
-                "change:active"):
+            "change:active"
+        ):
             assert isinstance(model, BokehWidget), f"{type(model).__name__} takes clicks"
     # The controls a lesson needs are all widgets (focusable inputs and buttons).
     cr = ex.classroom
-    for control in (cr.lesson_select, cr.answer_input, cr.check_button, cr.prev_button,
-                    cr.next_button, cr.presenter_toggle):
+    for control in (
+        cr.lesson_select,
+        cr.answer_input,
+        cr.check_button,
+        cr.prev_button,
+        cr.next_button,
+        cr.presenter_toggle,
+    ):
         assert isinstance(control, pn.widgets.Widget), control
 
 
 # --------------------------------------------------------------------------- colour
 
-OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-             "#CC79A7"}
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
 
 # Machado, Oliveira and Fernandes (2009), severity 1.0, on linear RGB.
 DICHROMACY = {
-    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
-                   [-0.003882, -0.048116, 1.051998]],
-    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                     [-0.011820, 0.042940, 0.968881]],
-    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
-                   [0.004733, 0.691367, 0.303900]],
+    "protanopia": [
+        [0.152286, 1.052583, -0.204868],
+        [0.114503, 0.786281, 0.099216],
+        [-0.003882, -0.048116, 1.051998],
+    ],
+    "deuteranopia": [
+        [0.367322, 0.860646, -0.227968],
+        [0.280085, 0.672501, 0.047413],
+        [-0.011820, 0.042940, 0.968881],
+    ],
+    "tritanopia": [
+        [1.255528, -0.076749, -0.178779],
+        [-0.078411, 0.930809, 0.147602],
+        [0.004733, 0.691367, 0.303900],
+    ],
 }
 
 
 def _lab(hex_color: str, vision: str | None) -> np.ndarray:
     # sRGB hex -> (simulated) CIELAB, D65.
-    c = np.array([int(hex_color[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    c = np.array([int(hex_color[i : i + 2], 16) for i in (1, 3, 5)]) / 255
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     if vision:
         linear = np.clip(np.array(DICHROMACY[vision]) @ linear, 0, 1)
-    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
-                    [0.0193, 0.1192, 0.9505]]) @ linear / np.array([0.95047, 1, 1.08883])
+    xyz = (
+        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+        @ linear
+        / np.array([0.95047, 1, 1.08883])
+    )
     f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
@@ -253,8 +278,14 @@ def distance(a: str, b: str, vision: str | None) -> float:
     return float(np.linalg.norm(_lab(a, vision) - _lab(b, vision)))
 
 
-MARKS = {"cursor": C.CURSOR, "forward": C.FORWARD, "backward": C.BACKWARD,
-         "offset": C.OFFSET, "hover": C.HOVER, "not read": C.GREY}
+MARKS = {
+    "cursor": C.CURSOR,
+    "forward": C.FORWARD,
+    "backward": C.BACKWARD,
+    "offset": C.OFFSET,
+    "hover": C.HOVER,
+    "not read": C.GREY,
+}
 
 
 def test_mark_colours_are_okabe_ito_and_elements_viridis():

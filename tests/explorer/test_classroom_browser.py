@@ -23,8 +23,11 @@ def model_js(body: str) -> str:
 
 def cursor(page) -> tuple[int, int]:
     """The traversal's current frame and the buffer position lit with it."""
-    k, pos = page.evaluate(model_js(
-        "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0]]"))
+    k, pos = page.evaluate(
+        model_js(
+            "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0]]"
+        )
+    )
     return k, pos
 
 
@@ -34,7 +37,8 @@ def open_lesson(page, explorer_server):
         page.goto(explorer_server + query)
         page.wait_for_function(
             "() => window.Bokeh && Bokeh.documents.length > 0"
-            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null")
+            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+        )
         page.locator(".candela-keys").wait_for()  # the keyboard script is running
         return page
 
@@ -111,7 +115,8 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     page.keyboard.type("2")
     page.keyboard.press("Enter")
     expect(page.locator(".candela-verdict-right")).to_contain_text(
-        "Right: the buffer position after walk step 5 is 2")
+        "Right: the buffer position after walk step 5 is 2"
+    )
     expect(page.locator(".candela-verdict")).to_contain_text("9 - 7 = 2")
 
     # p goes back, once focus has left the box.

@@ -40,8 +40,9 @@ def fetch(url: str, deadline: float) -> str:
 
 def start(cmd: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"}
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env)
+    return subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
 
 
 def printed_url(proc: subprocess.Popen, deadline: float) -> str:
@@ -57,10 +58,14 @@ def printed_url(proc: subprocess.Popen, deadline: float) -> str:
     pytest.fail("no URL printed:\n" + "".join(lines))
 
 
-@pytest.mark.parametrize("cmd", [
-    [str(BIN / "candela-explorer"), "--no-browser"],
-    [sys.executable, "-m", "explorer", "--no-browser"],
-], ids=["candela-explorer", "python -m explorer"])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [str(BIN / "candela-explorer"), "--no-browser"],
+        [sys.executable, "-m", "explorer", "--no-browser"],
+    ],
+    ids=["candela-explorer", "python -m explorer"],
+)
 def test_the_command_serves_on_localhost_and_prints_the_url(cmd):
     port = free_port()
     proc = start(cmd + ["--port", str(port), "--shape", "3,4", "--ops", ".transpose()"])
@@ -80,16 +85,30 @@ def test_a_busy_port_is_a_clear_message_not_a_traceback():
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert proc.returncode == 2
     assert f"cannot serve on 127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_panel_serve_of_the_app_file_works():
     port = free_port()
-    proc = start([str(BIN / "panel"), "serve", "explorer/app.py", "--port", str(port),
-                  "--address", "127.0.0.1"])
+    proc = start(
+        [
+            str(BIN / "panel"),
+            "serve",
+            "explorer/app.py",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+        ]
+    )
     try:
         page = fetch(f"http://127.0.0.1:{port}/app?shape=2,3", time.monotonic() + 60)
         assert "<title>Candela Explorer</title>" in page

@@ -33,7 +33,9 @@ def tensors():
     yield "empty", Tensor.arange((0, 3))
 
 
-@pytest.mark.parametrize(("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_walk_arrays_agree_with_candela_walk(name, tensor):
     layout = tensor.layout
     walk = C.walk_arrays(layout)
@@ -93,7 +95,9 @@ def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
     cols = C.columns_for(t)
     reads = np.asarray(cols.buffer["reads"])
     assert reads.tolist() == [0] * 4 + [3] * 4 + [0] * 4
-    assert cols.buffer_labels["reads_label"][4] == "×3" and cols.buffer_labels["reads_label"][0] == ""
+    assert (
+        cols.buffer_labels["reads_label"][4] == "×3" and cols.buffer_labels["reads_label"][0] == ""
+    )
     assert all(c == C.GREY for c in np.asarray(cols.buffer["color"])[reads == 0])
     # A read cell takes the colour of the first logical element that reads it.
     first = np.asarray(cols.buffer["first_reader"])
@@ -145,8 +149,12 @@ def test_labels_are_built_only_up_to_the_label_limit():
 
 def test_changed_columns_are_exactly_the_ones_that_differ():
     # Law: old updated with the change equals new, and no column in the change is unchanged.
-    pairs = [("", ".transpose()"), ("", ".slice(s[::-1])"), (".transpose()", ".view((12,))"),
-             ("", ".narrow(0, 1, 2)")]
+    pairs = [
+        ("", ".transpose()"),
+        ("", ".slice(s[::-1])"),
+        (".transpose()", ".view((12,))"),
+        ("", ".narrow(0, 1, 2)"),
+    ]
     for a, b in pairs:
         old = C.columns_for(apply(parse(a), Tensor.arange((3, 4)))[-1])
         new = C.columns_for(apply(parse(b), Tensor.arange((3, 4)))[-1])
@@ -177,7 +185,9 @@ def test_element_colours_are_distinct_and_from_viridis():
     assert set(colors.tolist()) <= set(Viridis256)
 
 
-@pytest.mark.parametrize(("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "tensor"), list(tensors()), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_worked_adj_stride_evaluates_to_the_layouts_adj_stride(name, tensor):
     # Law: each worked line, evaluated as arithmetic, gives the layout's own entry.
     layout = tensor.layout
@@ -193,8 +203,14 @@ def test_worked_adj_stride_evaluates_to_the_layouts_adj_stride(name, tensor):
 def test_fields_print_as_python_does():
     layout = Tensor.arange((3, 4)).transpose().layout
     assert field_values(layout) == {
-        "shape": "(4, 3)", "stride": "(1, 4)", "adj-stride": "(-7, 4)", "offset": "0",
-        "len": "12", "is-contiguous": "False", "is-transposed": "True"}
+        "shape": "(4, 3)",
+        "stride": "(1, 4)",
+        "adj-stride": "(-7, 4)",
+        "offset": "0",
+        "len": "12",
+        "is-contiguous": "False",
+        "is-transposed": "True",
+    }
     assert field_values(layout, scale=4)["stride"] == "(4, 16)"
 
 

@@ -21,7 +21,7 @@ def assert_self_contained(page: str) -> None:
     assert not re.search(r"<script[^>]*\bsrc=", page), "every script inlined"
     assert not re.search(r"<link[^>]*href=\"?https?:", page), "no linked stylesheet or icon"
     assert "cdn.holoviz.org/panel" not in page, "Panel's widget stylesheets inlined"
-    assert "\"name\":\"ImportedStyleSheet\"" not in page and "\"name\":\"InlineStyleSheet\"" in page
+    assert '"name":"ImportedStyleSheet"' not in page and '"name":"InlineStyleSheet"' in page
 
 
 def test_save_html_writes_one_self_contained_page(tmp_path):
@@ -94,12 +94,15 @@ def offline(page, offline_page):
             route.abort()
 
     page.route("**/*", block)
-    page.on("request", lambda r: None if r.url.startswith(("file:", "data:"))
-            else attempts.append(r.url))
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("file:", "data:")) else attempts.append(r.url),
+    )
     page.goto(offline_page.as_uri())
     page.wait_for_function(
         "() => window.Bokeh && Bokeh.documents.length > 0"
-        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null")
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
     page.locator(".candela-shape").wait_for()
     yield page
     assert [u for u in attempts if u.startswith(("http:", "https:", "ws:", "wss:"))] == []
@@ -115,14 +118,22 @@ def test_offline_page_renders_styled_with_no_network(offline):
     shape = page.locator(".candela-shape")
     assert shape.is_visible()
     # Panel's theme stylesheet (inlined) defines its variables on the pane's host...
-    assert shape.evaluate(
-        "e => getComputedStyle(e).getPropertyValue('--panel-primary-color').trim()") == "#0072b5"
+    assert (
+        shape.evaluate("e => getComputedStyle(e).getPropertyValue('--panel-primary-color').trim()")
+        == "#0072b5"
+    )
     # ...and the explorer's own stylesheet styles the fields.
     assert shape.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(243, 243, 243)"
     # The bokeh canvas drew the grid: the figure has a laid-out size.
-    assert page.evaluate(model_js(
-        "const v = Bokeh.index.find_one(m('logical-figure'));"
-        " return v.canvas_view.el.getBoundingClientRect().width")) > 50
+    assert (
+        page.evaluate(
+            model_js(
+                "const v = Bokeh.index.find_one(m('logical-figure'));"
+                " return v.canvas_view.el.getBoundingClientRect().width"
+            )
+        )
+        > 50
+    )
 
 
 @pytest.mark.browser
@@ -134,7 +145,8 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
     assert positions == list(Layout((3, 4)).transpose().positions())
     page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
     # Record every frame the page draws (cursor index and buffer position), in the page.
-    page.evaluate(model_js("""
+    page.evaluate(
+        model_js("""
         window.__seen = [];
         const tick = () => {
             const k = m('cursor-logical-source').data.k[0];
@@ -143,11 +155,13 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
                 window.__seen.push([k, m('cursor-buffer-source').data.pos[0]]);
             requestAnimationFrame(tick);
         };
-        tick();"""))
+        tick();""")
+    )
     page.evaluate(model_js("m('speed-slider').value = 10"))
     page.locator(".bk-btn", has_text="play").click()
-    page.wait_for_function("() => window.__seen.length > 0"
-                           " && window.__seen[window.__seen.length - 1][0] === 11")
+    page.wait_for_function(
+        "() => window.__seen.length > 0 && window.__seen[window.__seen.length - 1][0] === 11"
+    )
     seen = page.evaluate("() => window.__seen")
     ks = [k for k, _ in seen]
     assert ks[0] == 0 and ks[-1] == 11 and len(ks) >= 4, "several frames drawn on the way"
@@ -160,19 +174,23 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
     expect(page.locator(".candela-odometer-delta")).to_have_text("−7")
     assert page.evaluate(model_js("return m('cursor-buffer-source').data.pos[0]")) == positions[3]
     # Hover logical cell 5: its buffer cell lights up.
-    x, y = page.evaluate(model_js(
-        "const d = m('logical-source').data; return [d.x[5], d.y[5]]"))
+    x, y = page.evaluate(model_js("const d = m('logical-source').data; return [d.x[5], d.y[5]]"))
     px, py = page.evaluate(
         """([x, y]) => {
             const v = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('logical-figure'));
             const r = v.canvas_view.el.getBoundingClientRect();
             return [r.left + v.frame.x_scale.compute(x), r.top + v.frame.y_scale.compute(y)];
-        }""", [x, y])
+        }""",
+        [x, y],
+    )
     page.mouse.move(px, py)
     page.wait_for_function(model_js("return m('hover-buffer-source').data.x.length === 1"))
-    assert page.evaluate(model_js(
-        "const d = m('buffer-source').data, h = m('hover-buffer-source').data;"
-        f" return h.x[0] === d.x[{positions[5]}] && h.y[0] === d.y[{positions[5]}]"))
+    assert page.evaluate(
+        model_js(
+            "const d = m('buffer-source').data, h = m('hover-buffer-source').data;"
+            f" return h.x[0] === d.x[{positions[5]}] && h.y[0] === d.y[{positions[5]}]"
+        )
+    )
 
 
 @pytest.mark.browser

@@ -50,8 +50,10 @@ def test_show_numpy_view_uses_its_buffer_strides_and_offset():
     assert ex.error is None
     t = ex.tensor
     assert t.stride == tuple(st // v.itemsize for st in v.strides)
-    assert t.offset == (v.__array_interface__["data"][0]
-                        - base.__array_interface__["data"][0]) // v.itemsize
+    assert (
+        t.offset
+        == (v.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // v.itemsize
+    )
     assert t.offset > 0 and np.shares_memory(t.buffer, base)
     assert t.tolist() == v.tolist()
     # The fields read in bytes of the array's dtype: NumPy's own strides.
@@ -104,27 +106,37 @@ def test_show_refuses_what_it_cannot_read():
 def test_explorer_displays_as_text_outside_a_kernel():
     ex = explorer.Explorer(shape=(3, 4), ops=".transpose()")
     bundle, _ = ex._repr_mimebundle_()
-    assert bundle == {"text/plain": "Explorer((4, 3):(1, 4) adj (-7, 4) offset 0 "
-                                    "ops='.transpose()')"}
+    assert bundle == {
+        "text/plain": "Explorer((4, 3):(1, 4) adj (-7, 4) offset 0 ops='.transpose()')"
+    }
 
 
 def run_python(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                         text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
 
 def test_importing_explorer_imports_no_panel():
-    assert run_python("""
+    assert (
+        run_python("""
         import sys
         import explorer, explorer.jupyter, explorer.export
         print(sorted(m for m in ("panel", "bokeh") if m in sys.modules))
-    """).strip() == "[]"
+    """).strip()
+        == "[]"
+    )
 
 
 def test_show_outside_a_notebook_leaves_panel_config_alone():
-    assert run_python("""
+    assert (
+        run_python("""
         import numpy as np
         import panel as pn
         from panel.config import panel_extension
@@ -134,4 +146,6 @@ def test_show_outside_a_notebook_leaves_panel_config_alone():
         ex._repr_mimebundle_()
         after = {k: repr(v) for k, v in pn.config.param.values().items()}
         print(ex.layout.stride, panel_extension._loaded, before == after)
-    """).strip() == "(1, 4) False True"
+    """).strip()
+        == "(1, 4) False True"
+    )

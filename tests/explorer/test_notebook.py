@@ -32,16 +32,26 @@ def executed(tmp_path_factory):
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "candela-test"
     spec.mkdir(parents=True)
-    spec.joinpath("kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "candela test kernel", "language": "python"}))
+    spec.joinpath("kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "candela test kernel",
+                "language": "python",
+            }
+        )
+    )
     workdir = tmp_path_factory.mktemp("run")
     mp = pytest.MonkeyPatch()
     mp.setenv("JUPYTER_PATH", str(root))
     try:
         nb = nbformat.read(TOUR, as_version=4)
-        client = nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180,
-                                         resources={"metadata": {"path": str(workdir)}})
+        client = nbclient.NotebookClient(
+            nb,
+            kernel_name="candela-test",
+            timeout=180,
+            resources={"metadata": {"path": str(workdir)}},
+        )
         client.execute()  # raises CellExecutionError if any cell fails
     finally:
         mp.undo()
@@ -54,8 +64,7 @@ def executed(tmp_path_factory):
 
 
 def stdout(cell) -> list[str]:
-    text = "".join(o.text for o in cell.outputs if o.output_type == "stream"
-                   and o.name == "stdout")
+    text = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
     return text.splitlines()
 
 
@@ -76,17 +85,21 @@ def test_printed_layouts_are_what_candela_computes(executed):
     t = a.transpose()
     assert stdout(cells["layout"]) == [repr(a)]
     assert stdout(cells["transpose"]) == [repr(t), f"adj_stride: {t.adj_stride}"]
-    assert stdout(cells["walk"]) == [f"{st.index} {st.position} {st.axis} {st.delta}"
-                                     for st in t.walk()]
+    assert stdout(cells["walk"]) == [
+        f"{st.index} {st.position} {st.axis} {st.delta}" for st in t.walk()
+    ]
     flipped = a.slice(s[:, ::-1])
     assert stdout(cells["flags"]) == [
         f"{name} {lay} {lay.is_contiguous()} {lay.is_transposed()}"
-        for name, lay in [("a", a), ("t", t), ("flipped", flipped)]]
+        for name, lay in [("a", a), ("t", t), ("flipped", flipped)]
+    ]
     with pytest.raises(OpError) as caught:
         t.view((12,))
     packed = Tensor.arange((3, 4)).transpose().as_contiguous().layout.view((12,))
-    assert stdout(cells["errors"]) == [f"{type(caught.value).__name__} {caught.value}",
-                                       repr(packed)]
+    assert stdout(cells["errors"]) == [
+        f"{type(caught.value).__name__} {caught.value}",
+        repr(packed),
+    ]
 
 
 def test_numpy_view_is_read_with_its_real_strides(executed):
@@ -96,10 +109,15 @@ def test_numpy_view_is_read_with_its_real_strides(executed):
     assert layout.stride == tuple(st // v.itemsize for st in v.strides)
     assert stdout(cells["numpy"]) == [
         f"numpy strides in bytes: {v.strides} itemsize: {v.itemsize}",
-        repr(layout), "shares memory with x: True"]
+        repr(layout),
+        "shares memory with x: True",
+    ]
     # explorer.show(v) starts from that layout, in bytes of float32; ops apply on top.
-    assert stdout(cells["show-ops"]) == [str(layout), "strides shown in: float32",
-                                         str(layout.transpose())]
+    assert stdout(cells["show-ops"]) == [
+        str(layout),
+        "strides shown in: float32",
+        str(layout.transpose()),
+    ]
 
 
 def test_explorers_display_as_panel_bundles(executed):

@@ -20,8 +20,11 @@ steps = st.one_of(
     st.builds(Step, st.just("view"), int_tuples.map(lambda t: (t,))),
     st.builds(Step, st.just("broadcast"), int_tuples.map(lambda t: (t,))),
     st.builds(Step, st.just("transpose_axes"), int_tuples.map(lambda t: (t,))),
-    st.builds(Step, st.just("slice"),
-              st.lists(slice_items, min_size=1, max_size=3).map(lambda i: (SliceSpec(tuple(i)),))),
+    st.builds(
+        Step,
+        st.just("slice"),
+        st.lists(slice_items, min_size=1, max_size=3).map(lambda i: (SliceSpec(tuple(i)),)),
+    ),
     st.builds(Step, st.just("narrow"), st.tuples(ints, ints, ints)),
     st.just(Step("transpose")),
     st.builds(Step, st.just("transpose"), st.tuples(ints, ints)),
@@ -79,8 +82,16 @@ def test_anything_off_the_whitelist_names_its_step_and_reason(text, step, words)
 
 @pytest.mark.parametrize(
     "text",
-    ["transpose()", "x.transpose()", ".transpose(", ".transpose() + 1", ".transpose();import os",
-     "(lambda: 1)()", "__import__('os').system('true')", ".transpose() if 1 else 2"],
+    [
+        "transpose()",
+        "x.transpose()",
+        ".transpose(",
+        ".transpose() + 1",
+        ".transpose();import os",
+        "(lambda: 1)()",
+        "__import__('os').system('true')",
+        ".transpose() if 1 else 2",
+    ],
 )
 def test_text_that_is_not_a_method_chain_is_refused_as_a_whole(text):
     with pytest.raises(PipelineError) as info:
@@ -101,11 +112,21 @@ def test_parsing_never_evaluates(monkeypatch):
 
 
 def test_every_whitelisted_op_parses():
-    text = (".view((3, 4)).slice(s[0:2]).narrow(1, 0, 2).transpose().transpose(0, 1)"
-            ".transpose_axes((1, 0)).broadcast((2, 2, 2)).rotate_axis_innermost(0).as_contiguous()")
+    text = (
+        ".view((3, 4)).slice(s[0:2]).narrow(1, 0, 2).transpose().transpose(0, 1)"
+        ".transpose_axes((1, 0)).broadcast((2, 2, 2)).rotate_axis_innermost(0).as_contiguous()"
+    )
     assert tuple(step.name for step in parse(text)) == (
-        "view", "slice", "narrow", "transpose", "transpose", "transpose_axes", "broadcast",
-        "rotate_axis_innermost", "as_contiguous")
+        "view",
+        "slice",
+        "narrow",
+        "transpose",
+        "transpose",
+        "transpose_axes",
+        "broadcast",
+        "rotate_axis_innermost",
+        "as_contiguous",
+    )
     assert set(OPS) == {s.name for s in parse(text)}
 
 
@@ -142,8 +163,13 @@ PIPELINE_ALPHABET = ".()[]:,- 0123456789s_" + "transpose view slice narrow broad
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(st.text(max_size=60), st.text(alphabet=PIPELINE_ALPHABET, max_size=60),
-                 st.lists(steps, max_size=4).map(format_pipeline).map(lambda t: t[:-1] or t)))
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.text(alphabet=PIPELINE_ALPHABET, max_size=60),
+        st.lists(steps, max_size=4).map(format_pipeline).map(lambda t: t[:-1] or t),
+    )
+)
 def test_any_text_parses_or_is_refused_with_a_pipeline_error(text):
     """Whatever is typed: steps that format back to canonical text, or a PipelineError."""
     try:
