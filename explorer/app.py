@@ -892,7 +892,7 @@ class Explorer(pn.viewable.Viewer):
                 _fit(
                     self.buffer_figure,
                     cols.buffer_cols,
-                    cols.buffer_rows,
+                    (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1,  # the lane's height in cells
                     top=1.2,
                     max_px=640,
                     scale=self.cell_scale,

@@ -26,6 +26,10 @@ CURSOR = "#E69F00"  # orange: the current cell of the traversal
 FORWARD = "#0072B2"  # blue: a jump forward through the buffer
 BACKWARD = "#D55E00"  # vermillion: a jump backward
 OFFSET = "#CC79A7"  # reddish purple: the offset marker
+
+#: Rows of a wrapped buffer lie this many cell heights apart: the gap holds the offset
+#: marker and keeps the jump arcs of one row clear of the row above.
+BUFFER_ROW_PITCH = 1.5
 HOVER = "#009E73"  # bluish green: cells linked by hover
 
 
@@ -261,7 +265,7 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
     colors[read] = _PALETTE[ramp[first[read]]]
     return {
         "x": (pos % cols).astype(float),
-        "y": -(pos // cols).astype(float),
+        "y": -(pos // cols) * BUFFER_ROW_PITCH,
         "pos": pos,
         "value": _fmt(buffer),
         "reads": reads,
