@@ -256,7 +256,8 @@ class Layout:
         count = T.prod(dims)
         if count != self._len:
             raise InvalidViewShape(
-                f"cannot view {self._len} elements as shape {dims} ({count} elements)",
+                f"cannot view {T.count(self._len, 'element', 'elements')} as shape {dims} "
+                f"({T.count(count, 'element', 'elements')})",
                 shape=dims,
                 elements=self._len,
                 target_elements=count,
@@ -285,7 +286,8 @@ class Layout:
         rs = to_ranges(ranges)
         if len(rs) > self.rank:
             raise AxesOutOfBounds(
-                f"{format_ranges(rs)} has {len(rs)} ranges but the layout has {self.rank} axes",
+                f"{format_ranges(rs)} has {T.count(len(rs), 'range', 'ranges')} but the layout "
+                f"has {T.count(self.rank, 'axis', 'axes')}",
                 ranges=rs,
                 rank=self.rank,
             )
@@ -355,12 +357,14 @@ class Layout:
         """
         if isinstance(axes, (str, bytes)) or not hasattr(axes, "__len__"):
             raise NotEnoughAxes(
-                f"axes must be a sequence of {self.rank} axes, got {axes!r}", axes=axes
+                f"axes must be a sequence of {T.count(self.rank, 'axis', 'axes')}, got {axes!r}",
+                axes=axes,
             )
         given = tuple(axes)
         if len(given) != self.rank:
             raise NotEnoughAxes(
-                f"axes {given} has {len(given)} entries but the layout has {self.rank} axes",
+                f"axes {given} has {T.count(len(given), 'entry', 'entries')} but the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
                 axes=given,
                 rank=self.rank,
             )
@@ -529,7 +533,8 @@ class Layout:
         idx = tuple(index)
         if len(idx) != self.rank:
             raise NotEnoughAxes(
-                f"index {idx} has {len(idx)} entries but the layout has {self.rank} axes",
+                f"index {idx} has {T.count(len(idx), 'entry', 'entries')} but the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
                 index=idx,
                 rank=self.rank,
             )

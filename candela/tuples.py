@@ -108,6 +108,11 @@ def coalesce(shape: Sequence[int], stride: Sequence[int]) -> tuple[Shape, Shape]
     return tuple(out_shape), tuple(out_stride)
 
 
+def count(n: int, one: str, many: str) -> str:
+    """``n`` and its noun, singular or plural: ``count(1, "axis", "axes") == "1 axis"``."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def as_int(value: object, what: str) -> int:
     """`value` as a Python int; bools, floats and strings are refused by name."""
     if isinstance(value, bool):
@@ -155,7 +160,8 @@ def check_stride(stride: object, shape: Shape) -> Shape:
     values = tuple(stride)  # type: ignore[arg-type]
     if len(values) != len(shape):
         raise InvalidShape(
-            f"stride {values!r} has {len(values)} entries but shape {shape!r} has {len(shape)} axes",
+            f"stride {values!r} has {count(len(values), 'entry', 'entries')} but shape {shape!r} "
+            f"has {count(len(shape), 'axis', 'axes')}",
             stride=values,
             shape=shape,
         )

@@ -223,9 +223,17 @@ class Explorer(pn.viewable.Viewer):
 
     def undo(self) -> None:
         """Go back to the state before the last change that worked."""
-        if not self._history:
+        try:
+            on_screen = parse_shape(self.shape) == self._result.shape and self.ops == self._last_ops
+        except StateError:
+            on_screen = False
+        if self._error is not None and not on_screen:
+            # The last edit failed: undo it, back to the state still on screen.
+            shape, ops = self._result.shape, self._last_ops
+        elif not self._history:
             return
-        shape, ops = self._history.pop()
+        else:
+            shape, ops = self._history.pop()
         self._undoing = True
         try:
             self.param.update(shape=shape, ops=ops)
@@ -237,9 +245,15 @@ class Explorer(pn.viewable.Viewer):
         self.ops = ""
 
     def add_step(self, text: str) -> None:
-        """Append one step's text (e.g. ``.narrow(0, 1, 2)``) to the pipeline."""
-        base = self._result.ops if self._error is None else self.ops
-        self.ops = base + text
+        """Append one step's text (e.g. ``.narrow(0, 1, 2)``) to the pipeline on screen.
+
+        After a bad edit the step goes onto the last good state, the one drawn,
+        not onto the text that failed.
+        """
+        if self._error is None:
+            self.ops = self._result.ops + text
+        else:
+            self.param.update(shape=self._result.shape, ops=self._last_ops + text)
 
     def __panel__(self):
         return self._layout

@@ -126,6 +126,9 @@ class Keys(JSComponent):
     """
 
     play_count = param.Integer(default=0, doc="Raised by the server to play the traversal.")
+    follow_history = param.Boolean(
+        default=False, doc="Reload on the back and forward buttons (only when served)."
+    )
 
     _esm = KEYS_JS
 
@@ -164,10 +167,11 @@ class Classroom:
         self._apply_presenter()
         ex = self.ex
         ex.param.watch(self._on_lesson_params, ["lesson", "step"])
-        ex.param.watch(lambda e: self._apply_presenter(), ["presenter"])
+        ex.param.watch(self._on_presenter, ["presenter"])
         # After the Explorer has redrawn (its own watcher has the default precedence 0).
         if search is not None:
             pn.state.location.param.watch(self._on_url_change, "search")
+            self.keys.follow_history = True
 
     # ------------------------------------------------------------------ public
 
@@ -518,6 +522,10 @@ class Classroom:
             self.open_query(event.new)
 
     # ------------------------------------------------------------------ presenter mode
+
+    def _on_presenter(self, event) -> None:
+        self._apply_presenter()
+        self.ex._sync_url_out()  # the link keeps presenter=true, so a reload keeps the mode
 
     def _apply_presenter(self) -> None:
         ex = self.ex

@@ -89,8 +89,18 @@ export function render({model, view}) {
     event.preventDefault()
   }
 
+  // Back and forward change the URL but Panel's Location does not tell the server:
+  // load the page the URL now names, so the state follows it.
+  const onPop = () => {
+    if (model.follow_history) window.location.reload()
+  }
+
   window.addEventListener("keydown", onKey)
-  model.on("remove", () => window.removeEventListener("keydown", onKey))
+  window.addEventListener("popstate", onPop)
+  model.on("remove", () => {
+    window.removeEventListener("keydown", onKey)
+    window.removeEventListener("popstate", onPop)
+  })
   model.on("play_count", () => press("play-button"))
 
   const help = document.createElement("div")

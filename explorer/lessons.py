@@ -525,7 +525,8 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
     shape, stride = tuple(lay.shape), tuple(lay.stride)
     if ask == "stride":
         d = _axis(question, lay)
-        return f"one step along axis {d} moves {stride[d]} cells in the buffer: stride[{d}] = {stride[d]}."
+        cells = "cell" if abs(stride[d]) == 1 else "cells"
+        return f"one step along axis {d} moves {stride[d]} {cells} in the buffer: stride[{d}] = {stride[d]}."
     if ask == "adj_stride":
         d = _axis(question, lay)
         terms = "".join(f" - {_num(stride[k])}*({shape[k]}-1)" for k in range(d + 1, len(shape)))

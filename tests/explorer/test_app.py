@@ -277,3 +277,33 @@ def test_whatever_is_typed_the_page_keeps_a_good_state(shape, ops):
             assert error_text(ex).strip()
         assert field(ex, "shape") == str(ex.layout.shape)
         assert field(ex, "stride") == str(ex.layout.stride)
+
+
+def test_undo_after_a_bad_edit_returns_to_the_state_on_screen():
+    # The failed edit is what undo takes back; the last good state must not be skipped.
+    ex = Explorer(shape=(3, 4))
+    ex.ops = ".slice(s[0:2])"
+    ex.ops = ".transpose()"
+    ex.ops = ".transpose().view((12,))"  # not contiguous: an error, (4, 3) stays on screen
+    assert ex.error and ex.layout.shape == (4, 3)
+    ex.undo()
+    assert (ex.ops, ex.error, ex.layout.shape) == (".transpose()", None, (4, 3))
+    ex.undo()
+    assert ex.ops == ".slice(s[0:2])"
+    ex.shape = "3,-1"  # a bad shape: undo restores the good one
+    ex.undo()
+    assert (ex.shape, ex.ops, ex.error) == ((3, 4), ".slice(s[0:2])", None)
+
+
+def test_a_step_added_after_a_bad_edit_applies_to_the_state_on_screen():
+    from candela import Layout
+
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    ex.ops = ".transpose().view((12,))"  # refused: (4, 3) stays on screen
+    assert ex.error is not None
+    ex.add_step(".narrow(0, 0, 2)")
+    assert ex.error is None
+    assert ex.layout == Layout((3, 4)).transpose().narrow(0, 0, 2)
+    ex.shape = "3,-1"  # a bad shape, then a button: the step goes onto (3, 4) too
+    ex.add_step(".transpose()")
+    assert ex.error is None and ex.layout == Layout((3, 4)).transpose().narrow(0, 0, 2).transpose()

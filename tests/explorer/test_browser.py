@@ -188,3 +188,17 @@ def test_hover_links_logical_and_buffer_cells(open_explorer):
     )
     expected = sorted([xs[i], ys[i]] for i in range(len(pos)) if pos[i] == 2)
     assert sorted(linked) == expected
+
+
+def test_the_back_button_brings_back_the_state_of_the_url(open_explorer):
+    page = open_explorer("?shape=3,4&ops=.transpose()")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".slice(s[0:2])")
+    ops.press("Enter")
+    expect(page.locator(".candela-shape")).to_have_text("(2, 4)")
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('slice')")
+    page.go_back()
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('transpose')")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    expect(page.locator(".candela-ops-input input")).to_have_value(".transpose()")

@@ -304,3 +304,16 @@ def test_every_two_marks_stay_apart_under_colour_blind_vision(vision):
     for (a, x), (b, y) in itertools.combinations(MARKS.items(), 2):
         assert distance(x, y, vision) >= 15, (a, b, vision)
     assert distance(CR.RIGHT_COLOR, CR.WRONG_COLOR, vision) >= 15
+
+
+def test_toggling_presenter_mode_writes_the_url_at_once():
+    from types import SimpleNamespace
+
+    ex = Explorer()
+    ex._url = SimpleNamespace(search="")  # what a served page's location holds
+    ex.classroom.open_query("?lesson=transpose&step=2")
+    assert ex._url.search == "?lesson=transpose&step=2"
+    ex.presenter = True  # the checkbox: a reload must stay in presenter mode
+    assert ex._url.search == "?lesson=transpose&step=2&presenter=true"
+    ex.presenter = False
+    assert ex._url.search == "?lesson=transpose&step=2"
