@@ -177,7 +177,11 @@ class Explorer(pn.viewable.Viewer):
             self._render()
             self._show_error(message)
         self.param.watch(self._on_state, ["shape", "ops", "start"])
-        self.param.watch(lambda e: self._render_fields(), ["unit"])
+        self.param.watch(self._on_unit, ["unit"])
+
+    def _on_unit(self, event) -> None:
+        self._render_fields()
+        self._sync_url_out()
 
     # ------------------------------------------------------------------ public state
 
@@ -859,8 +863,8 @@ class Explorer(pn.viewable.Viewer):
         with pn.io.unlocked():
             _set_data(self.logical_source, cols.logical)
             _set_data(self.buffer_source, cols.buffer)
-            _set_data(self.logical_labels_source, cols.logical_labels)
-            _set_data(self.buffer_labels_source, cols.buffer_labels)
+            _set_data(self.logical_labels_source, C.pad_rows(cols.logical_labels, C.LABEL_LIMIT))
+            _set_data(self.buffer_labels_source, C.pad_rows(cols.buffer_labels, C.LABEL_LIMIT))
             _set_data(self.tiles_source, cols.tiles)
             self.frames_source.data = cols.frames  # always: its change restarts the traversal
             n = len(cols.frames["pos"])
@@ -1019,6 +1023,15 @@ class Explorer(pn.viewable.Viewer):
                 self.ops = query["ops"][0]
             except StateError as exc:
                 messages.append(f"in the URL: {exc}; showing the pipeline without it")
+        if "unit" in query:
+            unit = query["unit"][0]
+            if unit in UNITS:
+                self.unit = unit
+            else:
+                messages.append(
+                    f"in the URL: unit `{unit}` is not one of {', '.join(UNITS)}; "
+                    "showing strides in elements"
+                )
         self._url_error = "\n".join(messages) or None
         loc.param.watch(self._on_url_change, "search")
 
@@ -1044,6 +1057,8 @@ class Explorer(pn.viewable.Viewer):
             + "&ops="
             + quote(self.ops, safe=",.()[]:-")
         )
+        if self.unit != "elements":
+            search += "&unit=" + self.unit
         if getattr(self, "classroom", None) is not None:  # lesson, step, presenter
             search = self.classroom.url_search(search)
         if self._url.search != search:

@@ -40,6 +40,17 @@ def test_bad_url_values_show_a_message_and_the_default(open_explorer):
     expect(page.locator(".candela-shape")).to_have_text("(4, 3)")  # default shape, ops kept
 
 
+def test_the_stride_unit_travels_in_the_url(open_explorer):
+    page = open_explorer("?shape=3,4&ops=.transpose()&unit=float32")
+    expect(page.locator(".candela-stride")).to_have_text("(4, 16)")  # (1, 4) elements x 4 bytes
+    page.locator("select").filter(has_text="float64").select_option("int16")
+    expect(page.locator(".candela-stride")).to_have_text("(2, 8)")
+    page.wait_for_function("() => location.search.includes('unit=int16')")
+    page = open_explorer("?shape=3,4&unit=bogus")
+    expect(page.locator(".candela-error")).to_contain_text("unit `bogus`")
+    expect(page.locator(".candela-stride")).to_have_text("(4, 1)")
+
+
 def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
     page = open_explorer("?shape=3,4")
     expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
@@ -105,7 +116,9 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
         want.buffer["value"],
         list(want.buffer["color"]),
         want.buffer["first_reader"].tolist(),
-        want.logical_labels["pos_label"],
+        # labels: the real rows, then padding to one length that draws nothing
+        want.logical_labels["pos_label"]
+        + [""] * (C.LABEL_LIMIT - len(want.logical_labels["pos_label"])),
     ]
 
 
@@ -202,3 +215,23 @@ def test_the_back_button_brings_back_the_state_of_the_url(open_explorer):
     page.wait_for_function("() => decodeURIComponent(location.search).includes('transpose')")
     expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
     expect(page.locator(".candela-ops-input input")).to_have_value(".transpose()")
+
+
+def test_changes_that_shrink_and_grow_the_tensor_raise_no_script_errors(open_explorer):
+    errors = []
+    page = open_explorer("?shape=3,4")
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ops = page.locator(".candela-ops-input input")
+    two_paints = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    for text, shape, count in [
+        (".slice(s[0:2])", "(2, 4)", 8),  # 12 -> 8 cells
+        (".slice(s[0:1])", "(1, 4)", 4),  # 8 -> 4
+        (".broadcast((2, 3, 4))", "(2, 3, 4)", 24),  # 4 -> 24
+        ("", "(3, 4)", 12),
+    ]:
+        ops.fill(text)
+        ops.press("Enter")
+        expect(page.locator(".candela-shape")).to_have_text(shape)
+        page.wait_for_function(model_js(f"return m('logical-source').data.pos.length === {count}"))
+        page.evaluate(two_paints)  # the new cells are drawn
+    assert errors == []
