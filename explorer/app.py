@@ -86,6 +86,21 @@ def _figure(name: str) -> figure:
     return fig
 
 
+def _outline(fig: figure, source: ColumnDataSource, color: str, width: int) -> None:
+    # A cell-sized frame drawn over the cells at the source's x, y (cursor, hover link).
+    fig.rect(
+        "x",
+        "y",
+        width=0.94,
+        height=0.94,
+        source=source,
+        fill_alpha=0,
+        level="overlay",
+        line_color=color,
+        line_width=width,
+    )
+
+
 def _set_data(source: ColumnDataSource, data: dict) -> None:
     # Send only the columns that changed: a new walk over the same shape keeps most of them.
     changed = C.changed_columns(source.data, data)
@@ -400,28 +415,8 @@ class Explorer(pn.viewable.Viewer):
             text_baseline="middle",
             text_color="#333333",
         )
-        lf.rect(
-            "x",
-            "y",
-            width=0.94,
-            height=0.94,
-            source=self.hover_logical,
-            fill_alpha=0,
-            level="overlay",
-            line_color=C.HOVER,
-            line_width=3,
-        )
-        lf.rect(
-            "x",
-            "y",
-            width=0.94,
-            height=0.94,
-            source=self.cursor_logical,
-            fill_alpha=0,
-            level="overlay",
-            line_color=C.CURSOR,
-            line_width=4,
-        )
+        _outline(lf, self.hover_logical, C.HOVER, 3)
+        _outline(lf, self.cursor_logical, C.CURSOR, 4)
 
         bf = self.buffer_figure = _figure("buffer-figure")
         bcells = bf.rect(
@@ -500,28 +495,8 @@ class Explorer(pn.viewable.Viewer):
             text_color=C.OFFSET,
             x_offset=8,
         )
-        bf.rect(
-            "x",
-            "y",
-            width=0.94,
-            height=0.94,
-            source=self.hover_buffer,
-            fill_alpha=0,
-            level="overlay",
-            line_color=C.HOVER,
-            line_width=3,
-        )
-        bf.rect(
-            "x",
-            "y",
-            width=0.94,
-            height=0.94,
-            source=self.cursor_buffer,
-            fill_alpha=0,
-            level="overlay",
-            line_color=C.CURSOR,
-            line_width=4,
-        )
+        _outline(bf, self.hover_buffer, C.HOVER, 3)
+        _outline(bf, self.cursor_buffer, C.CURSOR, 4)
         bf.bezier(
             "x0",
             "y0",
