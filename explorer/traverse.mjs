@@ -65,14 +65,24 @@ export function render(args, k, sync = true) {
   cursor_buffer.data = {x: [buffer.data.x[pos]], y: [buffer.data.y[pos]], pos: [pos]}
 
   if (k > 0 && delta !== 0) {
-    // An arc above the buffer row from the previous cell to this one.
-    const x0 = buffer.data.x[prev], y0 = buffer.data.y[prev] + 0.45
-    const x1 = buffer.data.x[pos], y1 = buffer.data.y[pos] + 0.45
-    const lift = 0.6 + Math.min(2.5, 0.12 * Math.abs(x1 - x0))
-    const top = Math.max(y0, y1) + lift
+    const x0 = buffer.data.x[prev], row0 = buffer.data.y[prev]
+    const x1 = buffer.data.x[pos], row1 = buffer.data.y[pos]
+    let y0, y1, cy
+    if (row0 === row1) {
+      // Within a row: an arc above it, higher for a longer jump.
+      y0 = y1 = row0 + 0.45
+      cy = y0 + 0.6 + Math.min(2.5, 0.12 * Math.abs(x1 - x0))
+    } else {
+      // Between wrapped rows: leave the cell on the side facing the target row and run
+      // through the gap next to it, not across the cells of the row in between.
+      const up = row1 > row0
+      y0 = row0 + (up ? 0.45 : -0.45)
+      y1 = row1 + (up ? -0.45 : 0.45)
+      cy = row0 + (up ? 0.75 : -0.75) // the middle of that gap (rows lie 1.5 apart)
+    }
     jump.data = {
       x0: [x0], y0: [y0], x1: [x1], y1: [y1],
-      cx0: [x0], cy0: [top], cx1: [x1], cy1: [top],
+      cx0: [x0], cy0: [cy], cx1: [x1], cy1: [cy],
       color: [delta < 0 ? args.backward : args.forward],
     }
   } else {

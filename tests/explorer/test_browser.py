@@ -235,3 +235,31 @@ def test_changes_that_shrink_and_grow_the_tensor_raise_no_script_errors(open_exp
         page.wait_for_function(model_js(f"return m('logical-source').data.pos.length === {count}"))
         page.evaluate(two_paints)  # the new cells are drawn
     assert errors == []
+
+
+def test_a_jump_between_wrapped_buffer_rows_runs_through_the_gap(open_explorer):
+    # 60 buffer cells wrap into rows of 16; the walk's third element jumps from 16 (row 1)
+    # up to 13 (row 0).
+    page = open_explorer("?shape=6,10&ops=.slice(s[1:, ::-3])")
+    forward = page.get_by_role("button", name="step ▶")
+    forward.click()
+    forward.click()
+    page.wait_for_function(
+        model_js(
+            "return m('jump-source').data.x0.length === 1 &&"
+            " m('cursor-buffer-source').data.pos[0] === 13"
+        )
+    )
+    jump, rows = page.evaluate(
+        model_js(
+            "const j = m('jump-source').data, b = m('buffer-source').data;"
+            " return [[j.y0[0], j.y1[0], j.cy0[0], j.cy1[0]], [b.y[16], b.y[13]]]"
+        )
+    )
+    y0, y1, cy0, cy1 = jump
+    lower, upper = rows
+    assert upper > lower  # 13 sits in the row above 16
+    half = 0.47  # cells are 0.94 tall
+    assert y0 >= lower + half - 0.05 and y1 <= upper - half + 0.05  # leaves up, arrives from below
+    for cy in (cy0, cy1):  # the curve is pulled through the gap, not over a row's cells
+        assert lower + half < cy < upper - half
