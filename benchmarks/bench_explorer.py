@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import socket
 import statistics
 import sys
 import time
@@ -28,16 +27,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 def p95(values: list[float]) -> float:
@@ -72,79 +61,71 @@ def bench_server(repeats: int = 40) -> list[tuple]:
 
 
 def bench_browser() -> dict:
-    import panel as pn
     from playwright.sync_api import sync_playwright
 
-    from explorer.app import app
+    from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = pn.serve({"/": app}, port=port, address="127.0.0.1", threaded=True, show=False)
     out: dict = {}
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"http://127.0.0.1:{port}/?shape=64,64")
+    with served_app() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url + "?shape=64,64")
+        page.wait_for_function(
+            "() => window.Bokeh && Bokeh.documents.length"
+            " && Bokeh.documents[0].get_model_by_name('logical-source')?.data.x.length === 4096"
+        )
+        # Time from the click (pointerdown) to the animation frame after the new data;
+        # and to the frame after the whole page has it (the step list's text is the
+        # last thing the server rewrites), so nothing can arrive later unmeasured.
+        page.evaluate("""() => {
+            const doc = Bokeh.documents[0];
+            const src = doc.get_model_by_name('logical-source');
+            const steps = [...doc.all_models].find(
+                (m) => (m.css_classes ?? []).includes('candela-steps'));
+            const b = window.__bench = {clicks: [], paints: [], data: [], text: [], settled: []};
+            document.addEventListener('pointerdown', () => b.clicks.push(performance.now()), true);
+            const settle = () => {
+                const i = b.clicks.length - 1;
+                if (b.data.length > i && b.text.length > i)
+                    requestAnimationFrame(() => b.settled[i] = performance.now());
+            };
+            src.connect(src.properties.data.change, () => {
+                b.data.push(performance.now());
+                requestAnimationFrame(() => b.paints.push(performance.now()));
+                settle();
+            });
+            steps.connect(steps.change, () => { b.text.push(performance.now()); settle(); });
+        }""")
+        button = page.locator(".candela-add-step button")
+        for i in range(10):
+            button.click()
             page.wait_for_function(
-                "() => window.Bokeh && Bokeh.documents.length"
-                " && Bokeh.documents[0].get_model_by_name('logical-source')?.data.x.length === 4096"
+                f"() => window.__bench.paints.length > {i} && window.__bench.settled[{i}]"
             )
-            # Time from the click (pointerdown) to the animation frame after the new data;
-            # and to the frame after the whole page has it (the step list's text is the
-            # last thing the server rewrites), so nothing can arrive later unmeasured.
-            page.evaluate("""() => {
-                const doc = Bokeh.documents[0];
-                const src = doc.get_model_by_name('logical-source');
-                const steps = [...doc.all_models].find(
-                    (m) => (m.css_classes ?? []).includes('candela-steps'));
-                const b = window.__bench = {clicks: [], paints: [], data: [], text: [], settled: []};
-                document.addEventListener('pointerdown', () => b.clicks.push(performance.now()), true);
-                const settle = () => {
-                    const i = b.clicks.length - 1;
-                    if (b.data.length > i && b.text.length > i)
-                        requestAnimationFrame(() => b.settled[i] = performance.now());
-                };
-                src.connect(src.properties.data.change, () => {
-                    b.data.push(performance.now());
-                    requestAnimationFrame(() => b.paints.push(performance.now()));
-                    settle();
-                });
-                steps.connect(steps.change, () => { b.text.push(performance.now()); settle(); });
-            }""")
-            button = page.locator(".candela-add-step button")
-            for i in range(10):
-                button.click()
-                page.wait_for_function(
-                    f"() => window.__bench.paints.length > {i} && window.__bench.settled[{i}]"
-                )
-            clicks, paints, settled = page.evaluate(
-                "() => [window.__bench.clicks, window.__bench.paints, window.__bench.settled]"
-            )
-            out["click_to_repaint"] = [b - a for a, b in zip(clicks, paints)]
-            out["click_to_settled"] = [b - a for a, b in zip(clicks, settled)]
+        clicks, paints, settled = page.evaluate(
+            "() => [window.__bench.clicks, window.__bench.paints, window.__bench.settled]"
+        )
+        out["click_to_repaint"] = [b - a for a, b in zip(clicks, paints)]
+        out["click_to_settled"] = [b - a for a, b in zip(clicks, settled)]
 
-            # Animation at speed 60 on 4,096 cells.
-            page.evaluate("() => Bokeh.documents[0].get_model_by_name('speed-slider').value = 60")
-            page.evaluate("""() => {
-                window.__raf = 0;
-                const tick = () => { window.__raf++; if (!window.__stopRaf) requestAnimationFrame(tick) };
-                requestAnimationFrame(tick);
-            }""")
-            slider = "Bokeh.documents[0].get_model_by_name('frame-slider')"
-            page.locator(".bk-btn", has_text="play").click()
-            page.wait_for_function(f"() => {slider}.value > 0")
-            v0, r0, t0 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
-            page.wait_for_function(f"() => performance.now() > {t0} + 3000", polling=200)
-            v1, r1, t1 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
-            page.locator(".bk-btn", has_text="pause").click()
-            secs = (t1 - t0) / 1000
-            out["frames_per_s"] = (v1 - v0) / secs
-            out["raf_per_s"] = (r1 - r0) / secs
-            browser.close()
-    finally:
-        server.stop()
+        # Animation at speed 60 on 4,096 cells.
+        page.evaluate("() => Bokeh.documents[0].get_model_by_name('speed-slider').value = 60")
+        page.evaluate("""() => {
+            window.__raf = 0;
+            const tick = () => { window.__raf++; if (!window.__stopRaf) requestAnimationFrame(tick) };
+            requestAnimationFrame(tick);
+        }""")
+        slider = "Bokeh.documents[0].get_model_by_name('frame-slider')"
+        page.locator(".bk-btn", has_text="play").click()
+        page.wait_for_function(f"() => {slider}.value > 0")
+        v0, r0, t0 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
+        page.wait_for_function(f"() => performance.now() > {t0} + 3000", polling=200)
+        v1, r1, t1 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
+        page.locator(".bk-btn", has_text="pause").click()
+        secs = (t1 - t0) / 1000
+        out["frames_per_s"] = (v1 - v0) / secs
+        out["raf_per_s"] = (r1 - r0) / secs
+        browser.close()
     return out
 
 

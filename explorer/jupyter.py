@@ -115,15 +115,6 @@ def as_tensor(x) -> tuple[object, str | None]:
     )
 
 
-def _torch_unit(x) -> str | None:
-    # Offer the tensor's element size (torch.float32 -> "float32") as a unit, without selecting it.
-    size = getattr(x, "element_size", None)
-    if not callable(size):
-        return None
-    name = str(getattr(x, "dtype", "")).removeprefix("torch.") or f"{size()}-byte"
-    return _dtype_unit(name, int(size()))
-
-
 def show(x, ops: str = "", unit: str | None = None, **params):
     """An :class:`~explorer.app.Explorer` that starts from ``x``; it displays itself.
 
@@ -143,7 +134,5 @@ def show(x, ops: str = "", unit: str | None = None, **params):
     tensor, dtype = as_tensor(x)
     if dtype is not None:
         dtype = _dtype_unit(dtype, np.dtype(dtype).itemsize)
-    else:
-        _torch_unit(x)
     chosen = unit if unit is not None else (dtype or "elements")
     return Explorer(start=tensor, shape=tuple(tensor.shape), ops=ops, unit=chosen, **params)

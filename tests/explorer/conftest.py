@@ -9,28 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 
 import pytest
 
-CHROMIUM = os.environ.get("CANDELA_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app
+
 IN_CI = os.environ.get("CI", "").lower() == "true"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -54,21 +38,8 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 @pytest.fixture(scope="session")
 def explorer_server():
     """The app served in-process on a free port; yields its base URL."""
-    import panel as pn
-
-    from explorer.app import app
-
-    port = free_port()
-    server = pn.serve(
-        {"/": app},
-        port=port,
-        address="127.0.0.1",
-        threaded=True,
-        show=False,
-        title="Candela Explorer",
-    )
-    yield f"http://127.0.0.1:{port}/"
-    server.stop()
+    with served_app() as url:
+        yield url
 
 
 @pytest.fixture

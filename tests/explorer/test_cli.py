@@ -17,14 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from explorer.testing import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def fetch(url: str, deadline: float) -> str:
