@@ -5,20 +5,24 @@ prefix orders the lessons and ``<id>`` is the lesson's ``id`` (the name used in
 the app's URL). Each lesson is an ordered list of steps; a step is a shape, a
 pipeline applied to ``Tensor.arange(shape)`` (so every value is its original
 buffer position), a short teaching text, and optionally a predict-then-reveal
-question or the name of the candela error the pipeline must raise.
+question, or the name of the candela error the pipeline must raise.
 
 The file format, exactly::
 
     {"id": "row-major", "title": "...", "summary": "...",
      "steps": [{"shape": [3, 4], "ops": ".transpose()", "text": "markdown",
+                "reveal": "markdown shown only after the answer",
                 "question": {"ask": "adj_stride", "axis": 0, "prompt": "...",
                              "answer": -7, "why": "..."},
                 "expect_error": "NonContiguousView"}]}
 
-``question`` and ``expect_error`` are optional and never both on one step.
-The question's stored ``answer`` is what the lesson author believes; the app
-grades against :func:`expected_answer`, computed from candela, and the tests
-prove the two agree, so a lesson cannot teach a wrong number.
+``question`` and ``expect_error`` are optional and never both on one step;
+``reveal`` needs a question. The question's stored
+``answer`` is what the lesson author believes; the app grades against
+:func:`expected_answer`, computed from candela, and the tests prove the two
+agree, so a lesson cannot teach a wrong number. :func:`verify_lesson` also
+refuses a step whose title, text or prompt shows its answer before it is asked
+(:func:`give_aways`): such a sentence belongs in ``reveal``.
 
 This module is pure: it imports neither Panel nor Bokeh. Loading and
 validating a file needs nothing but the standard library; computing answers
@@ -60,6 +64,7 @@ __all__ = [
     "expected_answer",
     "explain",
     "format_answer",
+    "give_aways",
     "grade",
     "lesson_files",
     "lessons_dir",
@@ -98,7 +103,7 @@ MAX_RANK = 8
 MAX_ELEMENTS = 4096
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
-_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error"})
+_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal"})
 _QUESTION_KEYS = frozenset({"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position"})
 _FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.json$")
 _MAX_TYPED = 200
@@ -143,13 +148,18 @@ class Question:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text."""
+    """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text.
+
+    ``text`` is shown at once; ``reveal`` (markdown, optional) only after the
+    step's question is answered right or shown.
+    """
 
     shape: tuple[int, ...]
     ops: str
     text: str
     question: Question | None = None
     expect_error: str | None = None
+    reveal: str = ""
 
 
 @dataclass(frozen=True)
@@ -294,7 +304,23 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
                 "a step that expects an error has no layout to ask about",
             )
         question = _parse_question(obj["question"], source, f"{where}.question")
-    return Step(shape=shape, ops=ops, text=text, question=question, expect_error=expect_error)
+    reveal = ""
+    if "reveal" in obj:
+        reveal = _require_text(obj, "reveal", source, where)
+        if question is None:
+            raise LessonError(
+                source,
+                f"{where}.reveal",
+                "is shown after an answer, and this step asks nothing: put it in text",
+            )
+    return Step(
+        shape=shape,
+        ops=ops,
+        text=text,
+        question=question,
+        expect_error=expect_error,
+        reveal=reveal,
+    )
 
 
 def _parse_shape(raw: Any, source: str, where: str) -> tuple[int, ...]:
@@ -446,6 +472,7 @@ def verify_lesson(lesson: Lesson) -> list[str]:
             )
             continue
         if step.question is None:
+            problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
             continue
         try:
             computed = expected_answer(step.question, layout)
@@ -457,6 +484,7 @@ def verify_lesson(lesson: Lesson) -> list[str]:
                 f"{where}.question: stored answer {format_answer(step.question.answer)} "
                 f"but candela computes {format_answer(computed)}"
             )
+        problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
     return problems
 
 
@@ -656,6 +684,88 @@ def format_answer(value: Answer) -> str:
     if isinstance(value, tuple):
         return repr(tuple(int(v) for v in value))
     return repr(value)
+
+
+# --------------------------------------------------------------------------- give-aways
+
+
+def give_aways(step: Step, layout: Layout | Tensor, title: str = "") -> list[str]:
+    """Where a step's text shown before answering gives its answer away; empty when honest.
+
+    Checks the title, ``text`` and the question's ``prompt`` (not ``why`` or
+    ``reveal``, which show only after the answer) for the answer written as a
+    result: a tuple answer in any spacing (``(1, 4)``, ``[1,4]``, ``1, 4``); a
+    number after ``=``, ``is``, ``becomes``, ``stride``, ``offset``,
+    ``position`` and the like, or before ``elements``, ``cells``, ``bytes`` or
+    ``times``, but not at the start of an expression to work out (``= 1 -
+    4*(3-1)`` is the exercise); for a stride or adj_stride question, the whole
+    tuple it belongs to; for ``next_position``, the pair of positions written
+    one after the other.
+    """
+    shown = "\n".join(part for part in (title, step.text) if part)
+    question = step.question
+    if question is None:
+        return []
+    shown += "\n" + question.prompt
+    lay = _as_layout(layout)
+    value = expected_answer(question, lay)
+    patterns: list[tuple[str, re.Pattern[str]]] = []
+    if isinstance(value, bool):
+        word = str(value)
+        patterns.append((word, re.compile(rf"(?:\bis|=|:|\breturns|\bgives)\s*[`*]*{word}\b")))
+    elif isinstance(value, tuple):
+        patterns.append((format_answer(value), _tuple_pattern(value)))
+    else:
+        patterns.append((str(value), _scalar_pattern(value)))
+    if question.ask in ("stride", "adj_stride", "stride_bytes") and lay.rank > 1:
+        whole = tuple(lay.adj_stride if question.ask == "adj_stride" else lay.stride)
+        if question.ask == "stride_bytes":
+            whole = tuple(v * DTYPE_BYTES[question.dtype or ""] for v in whole)
+        patterns.append((format_answer(whole), _tuple_pattern(whole)))
+    if question.ask == "next_position":
+        (_, here, _, _), (_, there, _, _) = _walk_steps(question, lay)
+        pair = rf"(?<![\d.]){_number(here)}\s*(?:,|→|->|then|to)\s*{_number(there)}"
+        patterns.append((f"{here}, {there}", re.compile(pair)))
+    found = []
+    for label, pattern in patterns:
+        match = pattern.search(shown)
+        if match:
+            found.append(f"shows the answer {label} before it is asked: {match.group(0)!r}")
+    return found
+
+
+_LEADS = (
+    r"=|→|->|\bis|\bare|\bbecomes?|\bequals?|\bgives?|\bbe|\bstride|\badj_stride|\boffset"
+    r"|\bpositions?|\bgets|\bto|\bat|\breads?|\bvisits?"
+)
+_TAILS = r"elements?|cells?|bytes?|times"
+
+
+def _number(value: int) -> str:
+    # `value` as a whole number token; a minus may be typographic.
+    digits = str(abs(value))
+    sign = r"[-\u2212]" if value < 0 else r"(?<![-\u2212])"
+    return rf"(?<![\w.]){sign}{digits}(?![\d.]|\w)"
+
+
+def _scalar_pattern(value: int) -> re.Pattern[str]:
+    # The number stated as a result, not as the first term of an expression to work out.
+    number = _number(value)
+    not_expression = r"(?!\s*[-+*/×−]\s*[\d(])"
+    decor = r"[\s`*(]*"
+    stated = rf"(?:{_LEADS}){decor}{number}{not_expression}"
+    counted = rf"{number}\s*[`*]*\s+(?:{_TAILS})\b"
+    return re.compile(rf"{stated}|{counted}", re.IGNORECASE)
+
+
+def _tuple_pattern(value: tuple[int, ...]) -> re.Pattern[str]:
+    # A tuple in any spacing: (1, 4), (1,4), [1, 4], (12,), and bare 1, 4 for two or more.
+    parts = [_number(v) for v in value]
+    inner = r"\s*,\s*".join(parts)
+    bracketed = rf"[(\[]\s*{inner}\s*,?\s*[)\]]"
+    if len(value) < 2:
+        return re.compile(bracketed)
+    return re.compile(rf"{bracketed}|{inner}")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -2,15 +2,17 @@
 
 A lesson is data a teacher projects, so these tests state the laws that keep it
 honest: each shipped step runs (or fails with exactly the error it declares),
-each stored answer equals what candela computes, a student's typed answer is
-read in the forms people type without evaluating anything, and a malformed
-file is refused with a message naming the file, the field and the reason.
+each stored answer equals what candela computes, no step shows its answer
+before it is asked, a student's typed answer is read in the forms people
+type without evaluating anything, and a malformed file is refused with a
+message naming the file, the field and the reason.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +90,7 @@ def test_the_lessons_use_every_pipeline_operation_and_every_kind_of_question() -
     ops_used = {
         op.name for lesson in LESSONS for step in lesson.steps for op in pipeline.parse(step.ops)
     }
-    assert ops_used >= set(pipeline.OPS)
+    assert not set(pipeline.OPS) - ops_used, "no lesson uses these operations"
     asks_used = {s.question.ask for lesson in LESSONS for s in lesson.steps if s.question}
     assert asks_used == set(ASKS)
     assert any(s.expect_error for lesson in LESSONS for s in lesson.steps)
@@ -181,6 +183,12 @@ def test_error_names_are_candelas_error_classes() -> None:
 # --------------------------------------------------------------------------- grading typed answers
 
 
+INT_QUESTION = Question(ask="adj_stride", axis=0, prompt="p", answer=-7, why="w")
+SHAPE_QUESTION = Question(ask="shape", prompt="p", answer=(4, 3), why="w")
+BOOL_QUESTION = Question(ask="is_contiguous", prompt="p", answer=False, why="w")
+TRANSPOSED = Layout((3, 4)).transpose()
+
+
 def _typed_forms(value: object) -> list[str]:
     # The ways a person types the same answer.
     if isinstance(value, bool):
@@ -228,6 +236,26 @@ def test_the_right_answer_is_accepted_in_every_typed_form(
         assert format_answer(question.answer) in message
 
 
+def _names(text: str, value: object, question: Question, strict: bool = True) -> bool:
+    # Does `text` name `value`? A tuple in any spacing; a whole-number token unless the
+    # question itself names that number (an axis, a walk step, an index) or `strict` is
+    # off, where only a statement of it as a result (`is 0`, `stride 0`, `0 cells`) counts.
+    if isinstance(value, bool):
+        return str(value) in text
+    if isinstance(value, tuple):
+        inner = r"\s*,\s*".join(rf"(?<![\d-]){v}(?!\d)" for v in value)
+        return re.search(rf"[(\[]\s*{inner}\s*,?\s*[)\]]|{inner}", text) is not None
+    token = rf"(?<![\w.-]){value}(?![\d.]|\w)" if value >= 0 else rf"(?<![\w.]){value}(?!\d)"
+    named = {question.axis, question.after, question.position}
+    if strict and value not in named | set(range(8)):
+        return re.search(token, text) is not None
+    # Stated as a result, not as the first term of an expression to work out.
+    result = rf"{token}(?!\s*[-+*/]\s*[\d(])"
+    lead = r"(?:=|\bis|\bstride|\boffset|\bposition)[\s`(]*"
+    stated = rf"{lead}{result}|{token}\s+(?:cells?|elements?)"
+    return re.search(stated, text) is not None
+
+
 @pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
 def test_a_wrong_answer_is_refused_naming_the_expected_value(
     lesson: Lesson, index: int, step: Step
@@ -250,10 +278,97 @@ def test_the_worked_reason_ends_at_the_answer(lesson: Lesson, index: int, step: 
     assert format_answer(question.answer) in verdict.worked
 
 
-INT_QUESTION = Question(ask="adj_stride", axis=0, prompt="p", answer=-7, why="w")
-SHAPE_QUESTION = Question(ask="shape", prompt="p", answer=(4, 3), why="w")
-BOOL_QUESTION = Question(ask="is_contiguous", prompt="p", answer=False, why="w")
-TRANSPOSED = Layout((3, 4)).transpose()
+# --------------------------------------------------------------------------- predict, then reveal
+
+
+def _shown_before_answering(lesson: Lesson, step: Step) -> str:
+    prompt = step.question.prompt if step.question else ""
+    return "\n".join((lesson.title, step.text, prompt))
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_no_step_shows_its_answer_before_it_is_asked(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    # The title, the text and the prompt are on screen before the answer; `why` and
+    # `reveal` come after it. The answer computed by candela must not be in the former:
+    # a tuple in any spacing, a number stated as a result, the tuple a stride or
+    # adj_stride entry belongs to, or the two positions of a walk step and its successor.
+    layout = step_layout(step)
+    question = step.question
+    shown = _shown_before_answering(lesson, step)
+    answer = expected_answer(question, layout)
+    assert lessons.give_aways(step, layout, lesson.title) == []
+    if not isinstance(answer, bool):
+        assert not _names(shown, answer, question, strict=False)
+    if question.ask in ("stride", "adj_stride") and layout.rank > 1:
+        whole = layout.stride if question.ask == "stride" else layout.adj_stride
+        assert not _names(shown, tuple(whole), question)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "answer_layout"),
+    [
+        # The transpose lesson's old first step: the stride asked for, in the text.
+        (
+            "stride `(4, 1)` becomes `(1, 4)`.",
+            Question("stride", "p", 1, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "the strides are (1,4)",
+            Question("stride", "p", 1, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "adj_stride = [-7, 4]",
+            Question("adj_stride", "p", -7, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "adj_stride[0] is `-7`.",
+            Question("adj_stride", "p", -7, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "it gets **stride 0**",
+            Question("stride", "p", 0, "w", axis=0),
+            Layout((4,)).broadcast((3, 4)),
+        ),
+        ("these 8 elements", Question("len", "p", 8, "w"), Layout((2, 2, 2))),
+        (
+            "the walk reads 0, 4, 8, 1, 5",
+            Question("next_position", "p", 1, "w", after=2),
+            Layout((3, 4)).transpose(),
+        ),
+        ("shape `(4, 3)`", Question("shape", "p", (4, 3), "w"), Layout((3, 4)).transpose()),
+        (
+            "starting at offset 6",
+            Question("offset", "p", 6, "w"),
+            Layout((4, 5)).slice(candela.s[1:3, 1:4]),
+        ),
+    ],
+)
+def test_give_aways_catch_an_answer_written_before_the_question(
+    text: str, question: Question, answer_layout: Layout
+) -> None:
+    step = Step(shape=(1,), ops="", text=text, question=question)
+    assert lessons.give_aways(step, answer_layout)
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        # The exercise itself: the expression to work out, not its value.
+        ("Work out adj_stride[0] = 1 - 4*(3-1).", Question("adj_stride", "p", -7, "w", axis=0)),
+        ("What is adj_stride[1] now?", Question("adj_stride", "p", 1, "w", axis=0)),
+        ("Along a row it adds adj_stride[1] = 4.", Question("adj_stride", "p", -7, "w", axis=0)),
+        ("One step skips 4 cells.", Question("stride", "p", 1, "w", axis=0)),
+    ],
+)
+def test_give_aways_let_the_exercise_through(text: str, question: Question) -> None:
+    step = Step(shape=(1,), ops="", text=text, question=question)
+    assert lessons.give_aways(step, TRANSPOSED) == []
 
 
 @pytest.mark.parametrize(
@@ -453,6 +568,13 @@ MUTATIONS = [
         "expects an error",
     ),
     ("id differs from the file name", lambda d: d.update(id="other"), "id", "file name"),
+    ("empty reveal", lambda d: _step(d).update(reveal=""), "steps[0].reveal", "required"),
+    (
+        "reveal on a step that asks nothing",
+        lambda d: _step(d).update(reveal="r") or _step(d).pop("question"),
+        "steps[0].reveal",
+        "asks nothing",
+    ),
 ]
 
 
@@ -561,3 +683,33 @@ def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) ->
         lessons.lessons_dir()
         == Path(lessons.__file__).resolve().parent.parent / "assets" / "lessons"
     )
+
+
+def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
+    lesson = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": ".transpose()",
+            "text": "stride `(4, 1)` becomes `(1, 4)`",
+            "reveal": "said after",
+            "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+        }
+    )
+    (problem,) = [p for p in verify_lesson(lesson) if "(1, 4)" in p]
+    assert "01-demo.json: steps[0]: shows the answer" in problem
+    moved = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": ".transpose()",
+            "text": "What happens to the strides?",
+            "reveal": "stride `(4, 1)` becomes `(1, 4)`",
+            "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+        }
+    )
+    assert verify_lesson(moved) == []
+    assert moved.steps[0].reveal == "stride `(4, 1)` becomes `(1, 4)`"
+
+
+def test_a_lesson_without_the_new_fields_still_loads(tmp_path: Path) -> None:
+    lesson = load_lesson_file(_write(tmp_path, _valid()))
+    assert lesson.steps[0].reveal == ""
