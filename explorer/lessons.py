@@ -24,6 +24,24 @@ agree, so a lesson cannot teach a wrong number. :func:`verify_lesson` also
 refuses a step whose title, text or prompt shows its answer before it is asked
 (:func:`give_aways`): such a sentence belongs in ``reveal``.
 
+What the page shows, and when
+-----------------------------
+
+A step with a question:
+
+1. before an answer: ``step.text`` and ``question.prompt``; the fields stay
+   hidden (and nothing else that holds the answer);
+2. on "check": ``v = grade(question, layout, typed)``.
+   ``v.correct``: show ``v.message`` and ``v.worked``, then ``step.reveal``,
+   the fields, and play the traversal. Wrong but ``v.readable``: show
+   ``v.message`` (what was typed, then ``v.hint``); keep the fields hidden,
+   let the student try again, and offer "show me". Not ``v.readable``: show
+   ``v.message`` (what to type). A wrong verdict never holds the right value
+   (``v.expected`` is ``None``, ``v.worked`` is empty);
+3. on "show me": ``v = show_me(question, layout)``, with ``v.revealed`` True:
+   show it as after a right answer (message, worked, ``step.reveal``, fields,
+   traversal), marked as shown rather than answered.
+
 This module is pure: it imports neither Panel nor Bokeh. Loading and
 validating a file needs nothing but the standard library; computing answers
 reads a ``candela.Layout``; running a step's pipeline goes through
@@ -66,6 +84,7 @@ __all__ = [
     "format_answer",
     "give_aways",
     "grade",
+    "hint",
     "lesson_files",
     "lessons_dir",
     "list_lessons",
@@ -74,6 +93,7 @@ __all__ = [
     "parse_lesson",
     "parse_typed",
     "run_step",
+    "show_me",
     "step_layout",
     "verify_lesson",
 ]
@@ -175,14 +195,23 @@ class Lesson:
 
 @dataclass(frozen=True)
 class Verdict:
-    """How a typed answer fared: ``readable`` is False when the text was not an answer at all."""
+    """How a typed answer (or pipeline) fared.
+
+    ``readable`` is False when the text was not an answer at all. A verdict
+    that is not ``correct`` and not ``revealed`` never holds the right value:
+    ``expected`` is ``None`` and ``message``, ``hint`` and ``worked`` do not
+    show it. ``revealed`` marks the verdict of :func:`show_me`, the
+    student's "show me".
+    """
 
     correct: bool
     readable: bool
     message: str
-    expected: Answer
+    expected: Answer | None
     given: Answer | None
     worked: str = ""
+    hint: str = ""
+    revealed: bool = False
 
 
 # --------------------------------------------------------------------------- files
@@ -608,33 +637,45 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
 def grade(question: Question, layout: Layout | Tensor, typed: str) -> Verdict:
     """Grade what a student typed against the answer candela computes.
 
-    The message says right or wrong, names the expected value when the answer
-    was wrong, and gives the lesson's one-line reason; ``Verdict.worked`` is
-    the answer worked out in numbers from the layout (see :func:`explain`).
+    Right: the message says so, names the value and gives the lesson's one-line
+    reason, and ``worked`` is the answer worked out in numbers (:func:`explain`).
+    Wrong: the message repeats what was typed and gives a :func:`hint`; it never
+    shows the right value (``expected`` is ``None``, ``worked`` is empty), so
+    the student can try again. Not an answer at all (``abc``): ``readable`` is
+    False and the message says what to type.
     """
     expected = expected_answer(question, layout)
-    worked = explain(question, layout)
     try:
         given = parse_typed(question, typed)
     except ValueError as exc:
-        return Verdict(False, False, str(exc), expected, None, worked)
-    what = describe(question, layout)
+        return Verdict(False, False, str(exc), None, None)
     if given == expected:
+        what = describe(question, layout)
         message = f"Right: {what} is {format_answer(expected)}. {question.why}"
-        return Verdict(True, True, message, expected, given, worked)
-    message = (
-        f"Not quite: you said {format_answer(given)}, but {what} is "
-        f"{format_answer(expected)}. {question.why}"
-    )
-    return Verdict(False, True, message, expected, given, worked)
+        return Verdict(True, True, message, expected, given, explain(question, layout))
+    advice = hint(question, layout, typed)
+    message = f"Not quite: you said {format_answer(given)}. {advice}"
+    return Verdict(False, True, message, None, given, hint=advice)
+
+
+def show_me(question: Question, layout: Layout | Tensor) -> Verdict:
+    """The "show me" after a wrong try: the right value, the reason and the working.
+
+    ``revealed`` is True and ``correct`` False. The page then shows the step's
+    ``reveal`` text and the fields, and plays the traversal, as after a right answer.
+    """
+    expected = expected_answer(question, layout)
+    what = describe(question, layout)
+    message = f"The answer: {what} is {format_answer(expected)}. {question.why}"
+    return Verdict(False, True, message, expected, None, explain(question, layout), revealed=True)
 
 
 def check_answer(question: Question, layout: Layout | Tensor, typed_text: str) -> tuple[bool, str]:
     """``(correct, message)`` for what a student typed; the message gives the reason.
 
-    A wrong answer's message names the expected value; text that is not an
-    answer at all (``abc``) is not correct and the message says what to type,
-    without revealing the answer (see :func:`grade` to tell the two apart).
+    A wrong answer's message gives a hint, never the expected value; text that
+    is not an answer at all (``abc``) is not correct and the message says what
+    to type (see :func:`grade` to tell the two apart).
     """
     verdict = grade(question, layout, typed_text)
     return verdict.correct, verdict.message
@@ -684,6 +725,171 @@ def format_answer(value: Answer) -> str:
     if isinstance(value, tuple):
         return repr(tuple(int(v) for v in value))
     return repr(value)
+
+
+# --------------------------------------------------------------------------- hints
+
+
+def hint(question: Question, layout: Layout | Tensor, typed: str) -> str:
+    """What is wrong with a typed answer, and how to find the right one, without giving it.
+
+    It may say what the typed value *is* (``4 is stride[1], the stride of axis
+    1``) and which entries of a shape are off, and then how to work the answer
+    out; it never names the right value, nor anything that pins it down (such
+    as "right size, wrong sign"). Empty for a right answer; for text that is
+    not an answer, the message saying what to type.
+    """
+    lay = _as_layout(layout)
+    expected = expected_answer(question, lay)
+    try:
+        given = parse_typed(question, typed)
+    except ValueError as exc:
+        return str(exc)
+    if given == expected:
+        return ""
+    method = _METHODS[question.ask](question, lay)
+    noticed = _notice(question, lay, given, expected)
+    text = f"{noticed} {method}" if noticed else method
+    # A safety net: a hint that would show the answer falls back to the method alone.
+    if _shows_value(text, expected, _allowed_numbers(question)):
+        text = method
+    return text
+
+
+def _notice(question: Question, lay: Any, given: Answer, expected: Answer) -> str:
+    # What the typed value is, or which entries are off: facts about the attempt.
+    ask = question.ask
+    shape, stride, adj = tuple(lay.shape), tuple(lay.stride), tuple(lay.adj_stride)
+    if isinstance(expected, tuple) and isinstance(given, tuple):
+        if len(given) != len(expected):
+            return f"You typed {len(given)} entries; the answer has {len(expected)}."
+        off = [k for k, (g, e) in enumerate(zip(given, expected)) if g != e]
+        if len(off) == len(expected):
+            return "Every entry is off."
+        if len(off) == 1:
+            return f"Right length, but entry {off[0]} is off."
+        return f"Right length, but entries {_and(off)} are off."
+    if isinstance(expected, bool):
+        return ""
+    if ask in ("stride", "adj_stride", "stride_bytes"):
+        d = _axis(question, lay)
+        if ask == "stride_bytes" and given == stride[d]:
+            return f"{given} counts elements, but the question asks for bytes."
+        if ask == "adj_stride" and given == stride[d] and d < len(shape) - 1:
+            return (
+                f"{given} is stride[{d}], the plain stride: adj_stride also takes back how "
+                "far the inner axes walked before they wrapped."
+            )
+        if ask == "stride" and given == adj[d] and adj[d] != stride[d]:
+            return (
+                f"{given} is the walk's jump when axis {d} steps (adj_stride[{d}]), not the stride."
+            )
+        others = [k for k in range(len(shape)) if k != d and stride[k] == given]
+        if ask == "stride" and others:
+            k = others[0]
+            return (
+                f"{given} is stride[{k}], the stride of axis {k}; the question is about axis {d}."
+            )
+    if ask == "next_position":
+        (_, here, _, _), (_, _, axis, _) = _walk_steps(question, lay)
+        if given == here + stride[axis] and stride[axis] != adj[axis]:
+            return (
+                f"{given} is {here} plus stride[{axis}]: but when the inner axes wrap, the walk "
+                "adds the jump adj_stride, not the stride."
+            )
+    if ask == "offset" and lay.len > 1 and given == int(lay.positions()[-1]):
+        return f"{given} is where the last element sits; the offset is where the first one does."
+    return ""
+
+
+def _and(items: Sequence[int]) -> str:
+    words = [str(i) for i in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _method_stride(question: Question, lay: Any) -> str:
+    d = _axis(question, lay)
+    unit = tuple(1 if k == d else 0 for k in range(lay.rank))
+    return (
+        f"Count how many buffer cells one step along axis {d} moves: compare the cells that "
+        f"elements {_bracket((0,) * lay.rank)} and {_bracket(unit)} read."
+    )
+
+
+def _method_adj(question: Question, lay: Any) -> str:
+    d = _axis(question, lay)
+    if d == lay.rank - 1:
+        return (
+            "For the last axis the jump is the stride itself: how far does one step along it move?"
+        )
+    return (
+        f"adj_stride[{d}] = stride[{d}] minus, for each axis k inside it, "
+        "stride[k]*(shape[k]-1): put in this layout's numbers and do the subtraction."
+    )
+
+
+def _method_bytes(question: Question, lay: Any) -> str:
+    size = DTYPE_BYTES[question.dtype or ""]
+    return (
+        f"Take stride[{_axis(question, lay)}] in elements and multiply by the item size: "
+        f"a {question.dtype} element is {size} bytes."
+    )
+
+
+_METHODS: dict[str, Any] = {
+    "stride": _method_stride,
+    "adj_stride": _method_adj,
+    "stride_bytes": _method_bytes,
+    "offset": lambda q, lay: (
+        "The offset is the buffer position of the first element, "
+        f"{_bracket((0,) * lay.rank)}: which cell does it read? Positions count from 0."
+    ),
+    "len": lambda q, lay: (
+        "len counts the logical elements: the cells of the grid, the product of the shape."
+    ),
+    "shape": lambda q, lay: (
+        "The shape is the size of each axis, outermost first: count the grid's rows and "
+        "columns (an axis of size 1 still counts)."
+    ),
+    "shape_as_3d": lambda q, lay: (
+        "The last two axes are the rows and columns; multiply every axis above them into "
+        "one batch count, and pad with leading 1s below rank 3."
+    ),
+    "next_position": lambda q, lay: (
+        "Find the axis that steps next (the innermost one that does not wrap) and add its "
+        "adj_stride to the position walk step "
+        f"{q.after} reads."
+    ),
+    "read_count": lambda q, lay: (
+        f"Count the logical cells that read buffer position {q.position}: hover it in the "
+        "buffer lane. An axis with stride 0 reads the same cells again on every step."
+    ),
+    "is_contiguous": lambda q, lay: (
+        "Follow the walk: is it one run, offset, offset+1, offset+2, ..., with no jump back, "
+        "no repeat and no gap?"
+    ),
+}
+
+
+def _allowed_numbers(question: Question) -> set[int]:
+    # Numbers a hint may name because the question itself names them.
+    named = {question.axis, question.after, question.position}
+    named |= set(range(MAX_RANK))  # axis numbers and entry numbers
+    if question.dtype:
+        named.add(DTYPE_BYTES[question.dtype])
+    return {n for n in named if isinstance(n, int)}
+
+
+def _shows_value(text: str, value: Answer, allowed: set[int]) -> bool:
+    # True when `text` names `value`: a tuple in any spacing, or a number that is not
+    # one of the `allowed` ones the question itself names (an axis, a walk step).
+    if isinstance(value, bool):
+        return bool(re.search(rf"\b{value}\b", text))
+    if isinstance(value, tuple):
+        return _tuple_pattern(value).search(text) is not None
+    if value in allowed:
+        return _scalar_pattern(value).search(text) is not None
+    return re.search(_number(value), text) is not None
 
 
 # --------------------------------------------------------------------------- give-aways
@@ -799,6 +1005,10 @@ def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple
             return previous, current
         previous = current
     raise IndexError(f"walk step {after} has no successor")  # pragma: no cover
+
+
+def _bracket(index: Sequence[int]) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
 
 
 def _read_count(question: Question, layout: Any) -> int:

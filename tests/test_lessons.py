@@ -3,7 +3,8 @@
 A lesson is data a teacher projects, so these tests state the laws that keep it
 honest: each shipped step runs (or fails with exactly the error it declares),
 each stored answer equals what candela computes, no step shows its answer
-before it is asked, a student's typed answer is read in the forms people
+before it is asked, a wrong answer gets a hint and never the right value,
+a student's typed answer is read in the forms people
 type without evaluating anything, and a malformed file is refused with a
 message naming the file, the field and the reason.
 """
@@ -257,7 +258,7 @@ def _names(text: str, value: object, question: Question, strict: bool = True) ->
 
 
 @pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
-def test_a_wrong_answer_is_refused_naming_the_expected_value(
+def test_a_wrong_answer_gets_a_hint_and_never_the_right_value(
     lesson: Lesson, index: int, step: Step
 ) -> None:
     question = step.question
@@ -265,17 +266,80 @@ def test_a_wrong_answer_is_refused_naming_the_expected_value(
     for wrong in _wrong_values(question.answer):
         typed = format_answer(wrong) if not isinstance(wrong, bool) else str(wrong)
         verdict = grade(question, layout, typed)
-        assert not verdict.correct and verdict.readable
-        assert f"is {format_answer(question.answer)}" in verdict.message
-        assert format_answer(wrong) in verdict.message
-        assert question.why in verdict.message
+        assert not verdict.correct and verdict.readable and not verdict.revealed
+        assert verdict.hint
+        assert verdict.message == f"Not quite: you said {format_answer(wrong)}. {verdict.hint}"
+        assert verdict.hint == lessons.hint(question, layout, typed)
+        assert verdict.expected is None and verdict.worked == ""
+        if not isinstance(question.answer, bool):  # a yes/no answer is the other word
+            assert not _names(verdict.hint, question.answer, question), verdict.message
+        assert question.why not in verdict.message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_show_me_reveals_the_answer_its_reason_and_the_working(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    verdict = lessons.show_me(question, step_layout(step))
+    assert verdict.revealed and verdict.readable and not verdict.correct
+    assert verdict.expected == question.answer
+    assert f"is {format_answer(question.answer)}" in verdict.message
+    assert question.why in verdict.message
+    assert format_answer(question.answer) in verdict.worked
 
 
 @pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
 def test_the_worked_reason_ends_at_the_answer(lesson: Lesson, index: int, step: Step) -> None:
     question = step.question
-    verdict = grade(question, step_layout(step), "0")
-    assert format_answer(question.answer) in verdict.worked
+    layout = step_layout(step)
+    right = grade(question, layout, format_answer(question.answer))
+    assert right.correct and right.worked == lessons.explain(question, layout)
+    assert format_answer(question.answer) in right.worked
+
+
+@pytest.mark.parametrize(
+    ("question", "layout", "typed", "noticed"),
+    [
+        # A stride of another axis, or the walk's jump instead of the stride.
+        (Question("stride", "p", 1, "w", axis=0), Layout((3, 4)).transpose(), "4", "is stride[1]"),
+        (Question("stride", "p", 1, "w", axis=0), Layout((3, 4)).transpose(), "-7", "jump"),
+        # The plain stride where the jump is asked.
+        (Question("adj_stride", "p", -7, "w", axis=0), Layout((3, 4)).transpose(), "1", "plain"),
+        # Elements where bytes are asked.
+        (
+            Question("stride_bytes", "p", 16, "w", axis=0, dtype="float32"),
+            Layout((3, 4)),
+            "4",
+            "counts elements",
+        ),
+        # Added the stride where the walk adds adj_stride.
+        (Question("next_position", "p", 2, "w", after=5), Layout((3, 4)).transpose(), "10", "jump"),
+        # A shape of the right length with one entry off, or of the wrong length.
+        (
+            Question("shape", "p", (4, 3), "w"),
+            Layout((3, 4)).transpose(),
+            "(4, 4)",
+            "entry 1 is off",
+        ),
+        (Question("shape", "p", (4, 3), "w"), Layout((3, 4)).transpose(), "4 3 1", "3 entries"),
+        # Where the last element sits, for the offset.
+        (Question("offset", "p", 7, "w"), Layout((8,)).slice(candela.s[::-1]), "0", "last element"),
+    ],
+)
+def test_a_hint_says_what_the_typed_value_is_and_how_to_find_the_answer(
+    question: Question, layout: Layout, typed: str, noticed: str
+) -> None:
+    advice = lessons.hint(question, layout, typed)
+    assert noticed in advice
+    assert not _names(advice, expected_answer(question, layout), question), advice
+
+
+def test_a_right_answer_has_no_hint_and_text_that_is_not_an_answer_says_what_to_type() -> None:
+    question = Question("adj_stride", "p", -7, "w", axis=0)
+    assert lessons.hint(question, TRANSPOSED, "-7") == ""
+    assert lessons.hint(question, TRANSPOSED, "seven").startswith("Could not read")
+    assert grade(question, TRANSPOSED, "seven").hint == ""
 
 
 # --------------------------------------------------------------------------- predict, then reveal
