@@ -113,6 +113,7 @@ ASKS: dict[str, tuple[frozenset[str], type]] = {
     "shape_as_3d": (frozenset(), tuple),
     "read_count": (frozenset({"position"}), int),
     "is_contiguous": (frozenset(), bool),
+    "flat_index": (frozenset({"index"}), int),
 }
 
 #: The candela error classes a step may declare in ``expect_error``.
@@ -124,7 +125,9 @@ MAX_ELEMENTS = 4096
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
 _STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal"})
-_QUESTION_KEYS = frozenset({"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position"})
+_QUESTION_KEYS = frozenset(
+    {"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index"}
+)
 _FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.json$")
 _MAX_TYPED = 200
 
@@ -164,6 +167,7 @@ class Question:
     after: int | None = None
     dtype: str | None = None
     position: int | None = None
+    index: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -376,7 +380,7 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
     if ask not in ASKS:
         raise LessonError(source, f"{where}.ask", f"{ask!r} is not one of {', '.join(ASKS)}")
     needs, kind = ASKS[ask]
-    for extra in ("axis", "after", "dtype", "position"):
+    for extra in ("axis", "after", "dtype", "position", "index"):
         if extra in needs and extra not in obj:
             raise LessonError(source, f"{where}.{extra}", f"is required when ask is {ask!r}")
         if extra not in needs and extra in obj:
@@ -394,6 +398,14 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         raise LessonError(
             source, f"{where}.dtype", f"{dtype!r} is not one of {', '.join(DTYPE_BYTES)}"
         )
+    index = None
+    if "index" in obj:
+        raw_index = obj["index"]
+        if not isinstance(raw_index, list) or not raw_index or not all(map(_is_int, raw_index)):
+            raise LessonError(
+                source, f"{where}.index", f"must be a list of whole numbers, got {raw_index!r}"
+            )
+        index = tuple(raw_index)
     if "answer" not in obj:
         raise LessonError(source, f"{where}.answer", "is required")
     answer = _parse_stored_answer(obj["answer"], kind, source, f"{where}.answer")
@@ -406,6 +418,7 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         after=obj.get("after"),
         dtype=dtype,
         position=obj.get("position"),
+        index=index,
     )
 
 
@@ -548,6 +561,8 @@ def expected_answer(question: Question, layout: Layout | Tensor) -> Answer:
         return _walk_steps(question, lay)[1][1]
     if ask == "read_count":
         return _read_count(question, lay)
+    if ask == "flat_index":
+        return int(lay.flat_index(_index_of(question, lay)))
     raise ValueError(f"unknown ask {ask!r}")
 
 
@@ -565,6 +580,8 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
         return f"the buffer position after walk step {question.after}"
     if ask == "read_count":
         return f"the read count of buffer position {question.position}"
+    if ask == "flat_index":
+        return f"the buffer position element {_bracket(question.index or ())} reads"
     if ask == "is_contiguous":
         return "is_contiguous()"
     if ask == "shape_as_3d":
@@ -630,6 +647,13 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
         return (
             f"{_read_count(question, lay)} of the {lay.len} logical elements read buffer "
             f"position {question.position}."
+        )
+    if ask == "flat_index":
+        index = _index_of(question, lay)
+        terms = " + ".join(f"{i}*{_num(st)}" for i, st in zip(index, stride))
+        return (
+            f"element {_bracket(index)} reads offset + index times stride, summed: "
+            f"{lay.offset} + {terms} = {lay.flat_index(index)}."
         )
     raise ValueError(f"unknown ask {ask!r}")
 
@@ -799,7 +823,24 @@ def _notice(question: Question, lay: Any, given: Answer, expected: Answer) -> st
             )
     if ask == "offset" and lay.len > 1 and given == int(lay.positions()[-1]):
         return f"{given} is where the last element sits; the offset is where the first one does."
+    if ask == "flat_index":
+        index = _index_of(question, lay)
+        fresh = sum(i * st for i, st in zip(index, _row_major(shape)))
+        if given == fresh and fresh != expected:
+            return (
+                f"{given} is where {_bracket(index)} would sit in a fresh row-major tensor of "
+                "this shape; this layout has its own strides and offset."
+            )
     return ""
+
+
+def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
+    # Contiguous strides: each the product of the sizes to its right.
+    strides, run = [], 1
+    for n in reversed(shape):
+        strides.append(run)
+        run *= n
+    return tuple(reversed(strides))
 
 
 def _and(items: Sequence[int]) -> str:
@@ -868,12 +909,16 @@ _METHODS: dict[str, Any] = {
         "Follow the walk: is it one run, offset, offset+1, offset+2, ..., with no jump back, "
         "no repeat and no gap?"
     ),
+    "flat_index": lambda q, lay: (
+        "Start at the offset (where the first element sits) and add index times stride for "
+        "each axis."
+    ),
 }
 
 
 def _allowed_numbers(question: Question) -> set[int]:
     # Numbers a hint may name because the question itself names them.
-    named = {question.axis, question.after, question.position}
+    named = {question.axis, question.after, question.position, *(question.index or ())}
     named |= set(range(MAX_RANK))  # axis numbers and entry numbers
     if question.dtype:
         named.add(DTYPE_BYTES[question.dtype])
@@ -1005,6 +1050,13 @@ def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple
             return previous, current
         previous = current
     raise IndexError(f"walk step {after} has no successor")  # pragma: no cover
+
+
+def _index_of(question: Question, layout: Any) -> tuple[int, ...]:
+    index = tuple(question.index or ())
+    if len(index) != len(layout.shape) or not all(0 <= i < n for i, n in zip(index, layout.shape)):
+        raise IndexError(f"index {index} is not an element of shape {tuple(layout.shape)}")
+    return index
 
 
 def _bracket(index: Sequence[int]) -> str:

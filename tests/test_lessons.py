@@ -171,6 +171,9 @@ def _first_principles(question: Question, layout: Layout) -> object:
         return positions[question.after + 1]
     if question.ask == "read_count":
         return positions.count(question.position)
+    if question.ask == "flat_index":
+        (position,) = [s.position for s in layout.walk() if tuple(s.index) == question.index]
+        return position
     raise AssertionError(question.ask)
 
 
@@ -247,7 +250,7 @@ def _names(text: str, value: object, question: Question, strict: bool = True) ->
         inner = r"\s*,\s*".join(rf"(?<![\d-]){v}(?!\d)" for v in value)
         return re.search(rf"[(\[]\s*{inner}\s*,?\s*[)\]]|{inner}", text) is not None
     token = rf"(?<![\w.-]){value}(?![\d.]|\w)" if value >= 0 else rf"(?<![\w.]){value}(?!\d)"
-    named = {question.axis, question.after, question.position}
+    named = {question.axis, question.after, question.position, *(question.index or ())}
     if strict and value not in named | set(range(8)):
         return re.search(token, text) is not None
     # Stated as a result, not as the first term of an expression to work out.
@@ -325,6 +328,13 @@ def test_the_worked_reason_ends_at_the_answer(lesson: Lesson, index: int, step: 
         (Question("shape", "p", (4, 3), "w"), Layout((3, 4)).transpose(), "4 3 1", "3 entries"),
         # Where the last element sits, for the offset.
         (Question("offset", "p", 7, "w"), Layout((8,)).slice(candela.s[::-1]), "0", "last element"),
+        # The row-major position where the layout's own strides apply.
+        (
+            Question("flat_index", "p", 6, "w", index=(2, 1)),
+            Layout((3, 4)).transpose(),
+            "7",
+            "fresh row-major",
+        ),
     ],
 )
 def test_a_hint_says_what_the_typed_value_is_and_how_to_find_the_answer(
@@ -632,6 +642,18 @@ MUTATIONS = [
         "expects an error",
     ),
     ("id differs from the file name", lambda d: d.update(id="other"), "id", "file name"),
+    (
+        "index not a list",
+        lambda d: _question(d).update(ask="flat_index", index=3) or _question(d).pop("axis"),
+        "steps[0].question.index",
+        "list of whole numbers",
+    ),
+    (
+        "index missing",
+        lambda d: _question(d).update(ask="flat_index") or _question(d).pop("axis"),
+        "steps[0].question.index",
+        "required",
+    ),
     ("empty reveal", lambda d: _step(d).update(reveal=""), "steps[0].reveal", "required"),
     (
         "reveal on a step that asks nothing",
