@@ -5,7 +5,7 @@ prefix orders the lessons and ``<id>`` is the lesson's ``id`` (the name used in
 the app's URL). Each lesson is an ordered list of steps; a step is a shape, a
 pipeline applied to ``Tensor.arange(shape)`` (so every value is its original
 buffer position), a short teaching text, and optionally a predict-then-reveal
-question, or the name of the candela error the pipeline must raise.
+question, a challenge, or the name of the candela error the pipeline must raise.
 
 The file format, exactly::
 
@@ -14,10 +14,14 @@ The file format, exactly::
                 "reveal": "markdown shown only after the answer",
                 "question": {"ask": "adj_stride", "axis": 0, "prompt": "...",
                              "answer": -7, "why": "..."},
+                "challenge": {"prompt": "...", "why": "...",
+                              "target": {"shape": [4, 3], "stride": [1, 4],
+                                         "offset": 0, "positions": [0, 4, ...]},
+                              "solution": ".transpose()"},
                 "expect_error": "NonContiguousView"}]}
 
-``question`` and ``expect_error`` are optional and never both on one step;
-``reveal`` needs a question. The question's stored
+``question``, ``challenge`` and ``expect_error`` are optional and at most one
+is on a step; ``reveal`` needs a question or a challenge. The question's stored
 ``answer`` is what the lesson author believes; the app grades against
 :func:`expected_answer`, computed from candela, and the tests prove the two
 agree, so a lesson cannot teach a wrong number. :func:`verify_lesson` also
@@ -41,6 +45,16 @@ A step with a question:
 3. on "show me": ``v = show_me(question, layout)``, with ``v.revealed`` True:
    show it as after a right answer (message, worked, ``step.reveal``, fields,
    traversal), marked as shown rather than answered.
+
+A step with a challenge: show ``step.text``, ``challenge.prompt`` and
+:func:`describe_target` of ``challenge.target``; the student types a pipeline
+that continues from the step's layout (:func:`challenge_start`). On "check",
+``v = grade_challenge(step, typed)``: the resulting layout is compared with the
+target, so any chain that reaches it is right; a wrong one says what differs
+(shape, stride, offset, or where the walk leaves the target's) and never shows
+the solution; text that is not a pipeline is refused, unread and unrun. On
+"show me", :func:`show_solution` gives the reference solution and its layout.
+After either, show ``step.reveal``.
 
 This module is pure: it imports neither Panel nor Bokeh. Loading and
 validating a file needs nothing but the standard library; computing answers
@@ -70,20 +84,26 @@ __all__ = [
     "ASKS",
     "DTYPE_BYTES",
     "ERROR_NAMES",
+    "TARGET_KEYS",
     "Answer",
+    "Challenge",
     "Lesson",
     "LessonError",
     "LessonNotFound",
     "Question",
     "Step",
+    "Target",
     "Verdict",
+    "challenge_start",
     "check_answer",
     "describe",
+    "describe_target",
     "expected_answer",
     "explain",
     "format_answer",
     "give_aways",
     "grade",
+    "grade_challenge",
     "hint",
     "lesson_files",
     "lessons_dir",
@@ -94,6 +114,7 @@ __all__ = [
     "parse_typed",
     "run_step",
     "show_me",
+    "show_solution",
     "step_layout",
     "verify_lesson",
 ]
@@ -124,10 +145,13 @@ MAX_RANK = 8
 MAX_ELEMENTS = 4096
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
-_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal"})
+_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal", "challenge"})
 _QUESTION_KEYS = frozenset(
     {"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index"}
 )
+_CHALLENGE_KEYS = frozenset({"prompt", "target", "solution", "why"})
+#: What a challenge's target may fix; every field it gives must match.
+TARGET_KEYS: tuple[str, ...] = ("shape", "stride", "offset", "positions")
 _FILE_NAME = re.compile(r"^(\d+)-([a-z0-9]+(?:-[a-z0-9]+)*)\.json$")
 _MAX_TYPED = 200
 
@@ -171,11 +195,31 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Target:
+    """What a challenge asks for: any of shape, stride, offset and the walk's positions."""
+
+    shape: tuple[int, ...] | None = None
+    stride: tuple[int, ...] | None = None
+    offset: int | None = None
+    positions: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """Reach ``target`` from the step's layout with a pipeline; ``solution`` is one that does."""
+
+    prompt: str
+    target: Target
+    solution: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Step:
     """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text.
 
     ``text`` is shown at once; ``reveal`` (markdown, optional) only after the
-    step's question is answered right or shown.
+    step's question or challenge is answered right or shown.
     """
 
     shape: tuple[int, ...]
@@ -184,6 +228,7 @@ class Step:
     question: Question | None = None
     expect_error: str | None = None
     reveal: str = ""
+    challenge: Challenge | None = None
 
 
 @dataclass(frozen=True)
@@ -204,8 +249,8 @@ class Verdict:
     ``readable`` is False when the text was not an answer at all. A verdict
     that is not ``correct`` and not ``revealed`` never holds the right value:
     ``expected`` is ``None`` and ``message``, ``hint`` and ``worked`` do not
-    show it. ``revealed`` marks the verdict of :func:`show_me`, the
-    student's "show me".
+    show it. ``revealed`` marks the verdict of :func:`show_me` or
+    :func:`show_solution`, the student's "show me".
     """
 
     correct: bool
@@ -337,10 +382,19 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
                 "a step that expects an error has no layout to ask about",
             )
         question = _parse_question(obj["question"], source, f"{where}.question")
+    challenge = None
+    if obj.get("challenge") is not None:
+        if expect_error is not None or question is not None:
+            raise LessonError(
+                source,
+                f"{where}.challenge",
+                "a challenge step has no question and expects no error",
+            )
+        challenge = _parse_challenge(obj["challenge"], source, f"{where}.challenge")
     reveal = ""
     if "reveal" in obj:
         reveal = _require_text(obj, "reveal", source, where)
-        if question is None:
+        if question is None and challenge is None:
             raise LessonError(
                 source,
                 f"{where}.reveal",
@@ -353,6 +407,7 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
         question=question,
         expect_error=expect_error,
         reveal=reveal,
+        challenge=challenge,
     )
 
 
@@ -420,6 +475,67 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         position=obj.get("position"),
         index=index,
     )
+
+
+def _parse_challenge(raw: Any, source: str, where: str) -> Challenge:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, _CHALLENGE_KEYS, source, where)
+    if "target" not in obj:
+        raise LessonError(source, f"{where}.target", "is required")
+    target = _parse_target(obj["target"], source, f"{where}.target")
+    return Challenge(
+        prompt=_require_text(obj, "prompt", source, where),
+        target=target,
+        solution=_require_text(obj, "solution", source, where),
+        why=_require_text(obj, "why", source, where),
+    )
+
+
+def _parse_target(raw: Any, source: str, where: str) -> Target:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, frozenset(TARGET_KEYS), source, where)
+    if not obj:
+        raise LessonError(source, where, f"give at least one of {', '.join(TARGET_KEYS)}")
+    shape = _parse_shape(obj["shape"], source, f"{where}.shape") if "shape" in obj else None
+    stride = None
+    if "stride" in obj:
+        stride = _parse_ints(obj["stride"], source, f"{where}.stride")
+        if shape is None or len(stride) != len(shape):
+            raise LessonError(
+                source, f"{where}.stride", "needs a shape of the same length beside it"
+            )
+    offset = obj.get("offset")
+    if "offset" in obj and (not _is_int(offset) or offset < 0):
+        raise LessonError(source, f"{where}.offset", f"must be a whole number >= 0, got {offset!r}")
+    positions = None
+    if "positions" in obj:
+        positions = _parse_ints(obj["positions"], source, f"{where}.positions")
+        if any(p < 0 for p in positions) or len(positions) > MAX_ELEMENTS:
+            raise LessonError(
+                source,
+                f"{where}.positions",
+                f"must be at most {MAX_ELEMENTS} buffer positions, each 0 or more",
+            )
+        if shape is not None and len(positions) != _count(shape):
+            raise LessonError(
+                source,
+                f"{where}.positions",
+                f"lists {len(positions)} positions but the shape has {_count(shape)} elements",
+            )
+    return Target(shape=shape, stride=stride, offset=offset, positions=positions)
+
+
+def _parse_ints(raw: Any, source: str, where: str) -> tuple[int, ...]:
+    if not isinstance(raw, list) or not raw or not all(_is_int(n) for n in raw):
+        raise LessonError(source, where, f"must be a non-empty list of whole numbers, got {raw!r}")
+    return tuple(raw)
+
+
+def _count(shape: Sequence[int]) -> int:
+    count = 1
+    for n in shape:
+        count *= n
+    return count
 
 
 def _parse_stored_answer(raw: Any, kind: type, source: str, where: str) -> Answer:
@@ -513,6 +629,8 @@ def verify_lesson(lesson: Lesson) -> list[str]:
                 f"{where}: {step.ops!r} on {step.shape} should raise {step.expect_error} but ran"
             )
             continue
+        if step.challenge is not None:
+            problems += _verify_challenge(step, f"{where}.challenge")
         if step.question is None:
             problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
             continue
@@ -527,6 +645,18 @@ def verify_lesson(lesson: Lesson) -> list[str]:
                 f"but candela computes {format_answer(computed)}"
             )
         problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
+    return problems
+
+
+def _verify_challenge(step: Step, where: str) -> list[str]:
+    # The reference solution must reach the target, and doing nothing must not.
+    challenge = _challenge_of(step)
+    problems = []
+    solved = grade_challenge(step, challenge.solution)
+    if not solved.correct:
+        problems.append(f"{where}.solution: does not reach the target: {solved.message}")
+    if not _difference(challenge.target, step_layout(step)):
+        problems.append(f"{where}.target: the start already is the target")
     return problems
 
 
@@ -951,9 +1081,13 @@ def give_aways(step: Step, layout: Layout | Tensor, title: str = "") -> list[str
     ``times``, but not at the start of an expression to work out (``= 1 -
     4*(3-1)`` is the exercise); for a stride or adj_stride question, the whole
     tuple it belongs to; for ``next_position``, the pair of positions written
-    one after the other.
+    one after the other. For a challenge, its reference solution.
     """
     shown = "\n".join(part for part in (title, step.text) if part)
+    if step.challenge is not None:
+        shown += "\n" + step.challenge.prompt
+        solution = step.challenge.solution.strip()
+        return [f"shows the reference solution {solution!r}"] if solution in shown else []
     question = step.question
     if question is None:
         return []
@@ -1017,6 +1151,165 @@ def _tuple_pattern(value: tuple[int, ...]) -> re.Pattern[str]:
     if len(value) < 2:
         return re.compile(bracketed)
     return re.compile(rf"{bracketed}|{inner}")
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def challenge_start(step: Step) -> Tensor:
+    """The tensor a challenge starts from: the step's ``ops`` on ``Tensor.arange(shape)``."""
+    return run_step(step)
+
+
+def describe_target(target: Target, limit: int = 24) -> str:
+    """The target in words, for the page to show beside the challenge's prompt.
+
+    >>> describe_target(Target(shape=(4, 3), positions=(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)))
+    'shape (4, 3); the walk visits 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11'
+    """
+    parts = []
+    if target.shape is not None:
+        parts.append(f"shape {format_answer(target.shape)}")
+    if target.stride is not None:
+        parts.append(f"stride {format_answer(target.stride)}")
+    if target.offset is not None:
+        parts.append(f"offset {target.offset}")
+    if target.positions is not None:
+        shown = ", ".join(str(p) for p in target.positions[:limit])
+        more = f", ... ({len(target.positions)} in all)" if len(target.positions) > limit else ""
+        parts.append(f"the walk visits {shown}{more}")
+    return "; ".join(parts)
+
+
+def grade_challenge(step: Step, typed: str) -> Verdict:
+    """Grade a typed pipeline against the step's challenge: the layout it reaches counts.
+
+    The text is parsed by :func:`explorer.pipeline.parse` (never evaluated) and
+    applied to :func:`challenge_start` through :func:`explorer.state.evaluate`;
+    any chain that reaches the target is right. Text that is not a pipeline
+    (or is too long) is not ``readable`` and the message says what to type. A
+    pipeline that runs but misses says what differs: the shape, the stride,
+    the offset, or where the walk first leaves the target's. A pipeline that
+    copies (``as_contiguous``) is refused: the target is a view of the same
+    buffer. A wrong verdict never shows a solution.
+    """
+    from explorer.pipeline import PipelineError, format_pipeline, parse
+    from explorer.state import MAX_OPS_CHARS, StateError, evaluate
+
+    challenge = _challenge_of(step)
+    text = _clean_pipeline(typed)
+    if not text:
+        return Verdict(False, False, _TYPE_A_PIPELINE, None, None)
+    if len(text) > MAX_OPS_CHARS:
+        return Verdict(
+            False,
+            False,
+            f"Could not read that: {len(text):,} characters is more than the "
+            f"{MAX_OPS_CHARS:,} a pipeline may have. {_TYPE_A_PIPELINE}",
+            None,
+            None,
+        )
+    try:
+        steps = parse(text)
+    except PipelineError as exc:
+        message = f"Could not read that as a pipeline: {exc}. {_TYPE_A_PIPELINE}"
+        return Verdict(False, False, message, None, None)
+    start = challenge_start(step)
+    try:
+        result = evaluate(None, text, start=start)
+    except StateError as exc:
+        return _miss(f"candela refuses it: {exc}.")
+    chain = format_pipeline(steps) or "(no operations)"
+    if result.copied or result.tensor.buffer is not start.buffer:
+        return _miss(
+            f"`{chain}` copies the elements into a new buffer; the target is a view of "
+            "the same buffer, so reach it without a copy."
+        )
+    difference = _difference(challenge.target, result.layout)
+    if difference:
+        return _miss(f"`{chain}` {difference}.")
+    return Verdict(
+        True,
+        True,
+        f"Right: `{chain}` reaches the target. {challenge.why}",
+        None,
+        None,
+        _summary(result.layout),
+    )
+
+
+def show_solution(step: Step) -> Verdict:
+    """The "show me" of a challenge: the reference solution, its reason and its layout."""
+    from explorer.state import evaluate
+
+    challenge = _challenge_of(step)
+    layout = evaluate(None, challenge.solution, start=challenge_start(step)).layout
+    message = f"One pipeline that works: `{challenge.solution.strip()}`. {challenge.why}"
+    return Verdict(False, True, message, None, None, _summary(layout), revealed=True)
+
+
+_TYPE_A_PIPELINE = (
+    "Type a chain of operations such as .transpose().slice(s[::-1]); it is read, never run as code."
+)
+
+
+def _challenge_of(step: Step) -> Challenge:
+    if step.challenge is None:
+        raise ValueError("this step has no challenge")
+    return step.challenge
+
+
+def _clean_pipeline(typed: Any) -> str:
+    if not isinstance(typed, str):
+        return ""
+    text = typed.strip()
+    for dash in ("\u2212", "\u2013", "\u2014", "\ufe63", "\uff0d"):
+        text = text.replace(dash, "-")
+    return text
+
+
+def _miss(reason: str) -> Verdict:
+    return Verdict(False, True, f"Not quite: {reason}", None, None, hint=reason)
+
+
+def _difference(target: Target, lay: Any) -> str:
+    # What first differs between the layout and the target, in words; "" when it matches.
+    shape, stride = tuple(lay.shape), tuple(lay.stride)
+    if target.shape is not None and shape != target.shape:
+        return (
+            f"gives shape {format_answer(shape)}, but the target's shape is "
+            f"{format_answer(target.shape)}"
+        )
+    if target.positions is not None:
+        walk = [int(p) for p in lay.positions()]
+        for k, (mine, theirs) in enumerate(zip(walk, target.positions)):
+            if mine != theirs and k == 0:
+                return f"starts its walk at {mine}, but the target's walk starts at {theirs}"
+            if mine != theirs:
+                cells = "cell" if k == 1 else f"{k} cells"
+                return (
+                    f"follows the target's walk for its first {cells}, then visits {mine} "
+                    f"where the target visits {theirs} (walk step {k})"
+                )
+        if len(walk) != len(target.positions):
+            return f"walks {len(walk)} cells, but the target's walk has {len(target.positions)}"
+    if target.stride is not None and stride != target.stride:
+        return (
+            f"has the target's shape but stride {format_answer(stride)}, not "
+            f"{format_answer(target.stride)}"
+        )
+    if target.offset is not None and lay.offset != target.offset:
+        return f"starts at offset {lay.offset}, but the target starts at offset {target.offset}"
+    return ""
+
+
+def _summary(lay: Any) -> str:
+    walk = ", ".join(str(int(p)) for p in lay.positions()[:12])
+    more = ", ..." if lay.len > 12 else ""
+    return (
+        f"shape {format_answer(tuple(lay.shape))}, stride {format_answer(tuple(lay.stride))}, "
+        f"offset {lay.offset}; the walk visits {walk}{more}."
+    )
 
 
 # --------------------------------------------------------------------------- helpers

@@ -3,10 +3,11 @@
 A lesson is data a teacher projects, so these tests state the laws that keep it
 honest: each shipped step runs (or fails with exactly the error it declares),
 each stored answer equals what candela computes, no step shows its answer
-before it is asked, a wrong answer gets a hint and never the right value,
-a student's typed answer is read in the forms people
-type without evaluating anything, and a malformed file is refused with a
-message naming the file, the field and the reason.
+before it is asked, a wrong answer gets a hint and never the right value, a
+student's typed answer (or challenge pipeline) is read in the forms people type
+without evaluating anything, any pipeline that reaches a challenge's target
+passes, and a malformed file is refused with a message naming the file, the
+field and the reason.
 """
 
 from __future__ import annotations
@@ -56,8 +57,10 @@ PENDING = pytest.mark.skip(reason="needs candela reshape")
 def _pending(step: Step) -> bool:
     if not NEEDS_RESHAPE:
         return False
+    texts = [step.ops] + ([step.challenge.solution] if step.challenge else [])
     try:
-        pipeline.parse(step.ops)
+        for text in texts:
+            pipeline.parse(text)
     except pipeline.PipelineError:
         return True
     return False
@@ -70,6 +73,7 @@ STEPS = [
 ]
 RUNNABLE = [p for p in STEPS if not p.marks]
 QUESTIONS = [p for p in STEPS if p.values[2].question is not None]
+CHALLENGES = [p for p in STEPS if p.values[2].challenge is not None]
 # Operations that may copy: a bare Layout has no buffer to copy into.
 COPYING = {"as_contiguous", "contiguous", "reshape"}
 # Steps that succeed without a copy also apply to a bare Layout.
@@ -117,7 +121,8 @@ def test_the_lessons_use_every_pipeline_operation_and_every_kind_of_question() -
         for lesson in LESSONS
         for step in lesson.steps
         if not _pending(step)
-        for op in pipeline.parse(step.ops)
+        for text in (step.ops, step.challenge.solution if step.challenge else "")
+        for op in pipeline.parse(text)
     }
     assert not set(pipeline.OPS) - ops_used, "no lesson uses these operations"
     asks_used = {s.question.ask for lesson in LESSONS for s in lesson.steps if s.question}
@@ -385,6 +390,7 @@ def test_a_right_answer_has_no_hint_and_text_that_is_not_an_answer_says_what_to_
 
 def _shown_before_answering(lesson: Lesson, step: Step) -> str:
     prompt = step.question.prompt if step.question else ""
+    prompt += step.challenge.prompt if step.challenge else ""
     return "\n".join((lesson.title, step.text, prompt))
 
 
@@ -689,7 +695,73 @@ MUTATIONS = [
         "steps[0].reveal",
         "asks nothing",
     ),
+    (
+        "challenge beside a question",
+        lambda d: _step(d).update(challenge=_challenge()),
+        "steps[0].challenge",
+        "no question",
+    ),
+    (
+        "challenge without a target",
+        lambda d: _challenge_step(d, target=None),
+        "steps[0].challenge.target",
+        "JSON object",
+    ),
+    (
+        "empty target",
+        lambda d: _challenge_step(d, target={}),
+        "steps[0].challenge.target",
+        "at least one of",
+    ),
+    (
+        "unknown target field",
+        lambda d: _challenge_step(d, target={"strides": [1, 4]}),
+        "steps[0].challenge.target.strides",
+        "unknown field",
+    ),
+    (
+        "stride without a shape",
+        lambda d: _challenge_step(d, target={"stride": [1, 4]}),
+        "steps[0].challenge.target.stride",
+        "shape of the same length",
+    ),
+    (
+        "negative target offset",
+        lambda d: _challenge_step(d, target={"offset": -1}),
+        "steps[0].challenge.target.offset",
+        ">= 0",
+    ),
+    (
+        "positions that do not fill the shape",
+        lambda d: _challenge_step(d, target={"shape": [2, 2], "positions": [0, 1, 2]}),
+        "steps[0].challenge.target.positions",
+        "4 elements",
+    ),
+    (
+        "challenge without a solution",
+        lambda d: _challenge_step(d, solution=""),
+        "steps[0].challenge.solution",
+        "required",
+    ),
 ]
+
+
+def _challenge(**changes) -> dict:
+    data = {
+        "prompt": "Read the columns.",
+        "target": {"shape": [4, 3], "stride": [1, 4], "offset": 0},
+        "solution": ".transpose()",
+        "why": "w",
+    }
+    data.update(changes)
+    return data
+
+
+def _challenge_step(data: dict, **changes) -> None:
+    step = _step(data)
+    step.pop("question")
+    step["ops"] = ""
+    step["challenge"] = _challenge(**changes)
 
 
 @pytest.mark.parametrize(
@@ -799,6 +871,180 @@ def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) ->
     )
 
 
+# --------------------------------------------------------------------------- challenges
+
+
+def test_there_are_at_least_five_challenges_in_a_lesson_of_their_own() -> None:
+    (lesson,) = [lesson for lesson in LESSONS if any(s.challenge for s in lesson.steps)]
+    assert lesson.id == "challenges" and len(lesson.steps) >= 5
+    assert all(step.challenge is not None for step in lesson.steps)
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), CHALLENGES)
+def test_each_challenges_reference_solution_reaches_its_target(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    challenge = step.challenge
+    verdict = lessons.grade_challenge(step, challenge.solution)
+    assert verdict.correct and verdict.readable, verdict.message
+    assert verdict.message.startswith("Right") and challenge.why in verdict.message
+    # ... and the target is not where the challenge starts.
+    assert not lessons.grade_challenge(step, "").correct
+    shown = lessons.show_solution(step)
+    assert shown.revealed and challenge.solution in shown.message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), CHALLENGES)
+def test_no_challenge_shows_its_solution_before_it_is_tried(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    assert step.challenge.solution not in _shown_before_answering(lesson, step)
+    assert lessons.give_aways(step, step_layout(step), lesson.title) == []
+
+
+def _challenge_step_of(position: int) -> Step:
+    return load_lesson("challenges").steps[position]
+
+
+# Other chains that reach the same targets: the layout is graded, not the text.
+ALTERNATIVES = [
+    (0, ".transpose(0, 1)"),
+    (0, ".transpose_axes((1, 0))"),
+    (0, ".transpose().transpose().transpose()"),
+    (1, ".slice(s[7::-1])"),
+    (2, ".narrow(0, 1, 2).slice(s[:, 1::2])"),
+    (3, ".broadcast((2, 3)).transpose()"),
+    (4, ".narrow(2, 3, 1).slice(s[:, ::-1])"),
+    (5, ".slice(s[:, :, ::2]).transpose_axes((1, 2, 0))"),
+    (5, ".rotate_axis_innermost(0).slice(s[:, ::2])"),
+    (6, ".view((16,)).slice(s[0:16:5])"),
+    (6, "  .view( (16,) )\n  .slice( s[ : : 5 ] )  "),
+]
+
+
+@pytest.mark.parametrize(("position", "typed"), ALTERNATIVES)
+def test_any_pipeline_that_reaches_the_target_passes(position: int, typed: str) -> None:
+    step = _challenge_step_of(position)
+    verdict = lessons.grade_challenge(step, typed)
+    assert verdict.correct, verdict.message
+
+
+def test_at_least_two_challenges_have_a_second_different_solution() -> None:
+    differing = {
+        position
+        for position, typed in ALTERNATIVES
+        if pipeline.parse(typed) != pipeline.parse(_challenge_step_of(position).challenge.solution)
+    }
+    assert len(differing) >= 2
+
+
+WRONG_PIPELINES = [
+    # The shape differs.
+    (0, ".transpose().transpose()", "gives shape (3, 4), but the target's shape is (4, 3)"),
+    # Same shape, other strides.
+    (0, ".view((4, 3))", "has the target's shape but stride (3, 1), not (1, 4)"),
+    # Same shape, but the walk starts elsewhere.
+    (1, ".slice(s[::1])", "starts its walk at 0, but the target's walk starts at 7"),
+    # Same shape, the walk agrees for a while and then leaves the target's.
+    (
+        6,
+        ".view((16,)).slice(s[::4])",
+        "follows the target's walk for its first cell, then visits 4 where the target visits 5",
+    ),
+    (
+        5,
+        ".slice(s[:, :, ::2]).transpose_axes((1, 0, 2))",
+        "then visits 2 where the target visits 12",
+    ),
+    # candela refuses a step: its own words, naming the step.
+    (0, ".transpose().view((12,))", "step 2 `.view((12,))`: cannot view"),
+    # A copy is a different buffer.
+    (0, ".as_contiguous().transpose()", "copies the elements into a new buffer"),
+]
+
+
+@pytest.mark.parametrize(("position", "typed", "says"), WRONG_PIPELINES)
+def test_a_wrong_pipeline_fails_saying_what_differs(position: int, typed: str, says: str) -> None:
+    step = _challenge_step_of(position)
+    verdict = lessons.grade_challenge(step, typed)
+    assert not verdict.correct and verdict.readable
+    assert verdict.message.startswith("Not quite: ")
+    assert says in verdict.message, verdict.message
+    assert verdict.hint
+    if step.challenge.solution not in typed:
+        assert step.challenge.solution not in verdict.message
+
+
+def test_the_difference_names_the_offset_when_only_the_offset_differs() -> None:
+    target = lessons.Target(shape=(2,), stride=(1,), offset=1)
+    assert lessons._difference(target, Layout((4,)).slice(candela.s[0:2])) == (
+        "starts at offset 0, but the target starts at offset 1"
+    )
+    assert lessons._difference(target, Layout((4,)).slice(candela.s[1:3])) == ""
+
+
+HOSTILE = [
+    "__import__('os').system('touch {marker}')",
+    ".transpose() if open('{marker}', 'w') else 0",
+    ".transpose(); open('{marker}', 'w')",
+    ".slice(s[open('{marker}', 'w')])",
+    ".view((open('{marker}', 'w'),))",
+    ".__class__.__init__.__globals__['os'].system('touch {marker}')",
+    ".transpose(__import__('os').system('touch {marker}'), 0)",
+    "lambda: open('{marker}', 'w')",
+    ".transpose()\nimport os; os.system('touch {marker}')",
+    "eval(\"open('{marker}', 'w')\")",
+    ".transpose(x=open('{marker}', 'w'))",
+    ".transpose()[open('{marker}', 'w')]",
+    "." + "transpose()." * 400 + "transpose()",
+    "(" * 500 + ")" * 500,
+    "",
+    "   ",
+]
+
+
+@pytest.mark.parametrize("typed", HOSTILE)
+def test_hostile_text_is_refused_with_a_message_and_never_run(tmp_path: Path, typed: str) -> None:
+    marker = tmp_path / "ran"
+    text = typed.format(marker=marker)
+    step = _challenge_step_of(0)
+    verdict = lessons.grade_challenge(step, text)
+    assert not verdict.correct and not verdict.readable
+    assert "Type a chain of operations" in verdict.message
+    assert not marker.exists()
+
+
+def test_a_challenge_verdict_reads_a_typographic_minus() -> None:
+    assert lessons.grade_challenge(_challenge_step_of(1), ".slice(s[::\u22121])").correct
+
+
+def test_describe_target_says_what_to_reach() -> None:
+    step = _challenge_step_of(1)
+    assert lessons.describe_target(step.challenge.target) == (
+        "shape (8,); the walk visits 7, 6, 5, 4, 3, 2, 1, 0"
+    )
+    long = lessons.Target(positions=tuple(range(30)))
+    assert lessons.describe_target(long, limit=3) == "the walk visits 0, 1, 2, ... (30 in all)"
+
+
+def _challenge_lesson(**changes) -> Lesson:
+    data = _valid()
+    data["steps"] = [{"shape": [3, 4], "ops": "", "text": "t", "challenge": _challenge(**changes)}]
+    return lessons.parse_lesson(data, "01-demo.json")
+
+
+def test_verify_lesson_catches_a_wrong_solution_and_a_target_already_reached() -> None:
+    assert verify_lesson(_challenge_lesson()) == []
+    (wrong,) = verify_lesson(_challenge_lesson(solution=".transpose().transpose()"))
+    assert "steps[0].challenge.solution: does not reach the target" in wrong
+    (trivial,) = verify_lesson(
+        _challenge_lesson(target={"shape": [3, 4], "stride": [4, 1]}, solution=".view((3, 4))")
+    )
+    assert "steps[0].challenge.target: the start already is the target" in trivial
+    (shown,) = verify_lesson(_challenge_lesson(prompt="Type .transpose() here."))
+    assert "shows the reference solution" in shown
+
+
 def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
     lesson = _lesson_with(
         {
@@ -826,4 +1072,4 @@ def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
 
 def test_a_lesson_without_the_new_fields_still_loads(tmp_path: Path) -> None:
     lesson = load_lesson_file(_write(tmp_path, _valid()))
-    assert lesson.steps[0].reveal == ""
+    assert lesson.steps[0].reveal == "" and lesson.steps[0].challenge is None
