@@ -1000,10 +1000,11 @@ def _method_adj(question: Question, lay: Any) -> str:
 
 
 def _method_bytes(question: Question, lay: Any) -> str:
-    size = DTYPE_BYTES[question.dtype or ""]
+    dtype = question.dtype or ""
+    article = "an" if dtype[:1] in ("a", "e", "i", "o") else "a"
     return (
         f"Take stride[{_axis(question, lay)}] in elements and multiply by the item size: "
-        f"a {question.dtype} element is {size} bytes."
+        f"{article} {dtype} element is {DTYPE_BYTES[dtype]} bytes."
     )
 
 
