@@ -40,7 +40,7 @@ log = logging.getLogger("candela-explorer")
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
-CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 470, 330, 440
+CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
 
 
 class _View:
@@ -60,15 +60,25 @@ class _View:
             self.traversal,
             ex.summary_pane,
             css_classes=["candela-views"],
-            min_width=300,
-        )
-        self.drawn = [views.objects[i] for i in (1, 3, 4, 5)]
-        self.root = pn.Column(
-            ex.title,
-            pn.FlexBox(ex.controls, views, ex.lesson_area, flex_wrap="wrap", gap="8px 16px"),
-            css_classes=["candela-explorer"],
             sizing_mode="stretch_width",
+            # Takes the room the other columns leave, down to 320 px, then wraps below.
+            styles={"flex": "1 1 480px", "min-width": "300px"},
         )
+        self.views = views
+        self.drawn = [views.objects[i] for i in (1, 3, 4, 5)]
+        self.columns = pn.FlexBox(
+            ex.controls, views, ex.lesson_area, flex_wrap="wrap", gap="8px 16px"
+        )
+        self.root = pn.Column(
+            ex.title, self.columns, css_classes=["candela-explorer"], sizing_mode="stretch_width"
+        )
+
+    def arrange(self, ex: Explorer, presenter: bool) -> None:
+        """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
+        first, last = (ex.lesson_area, ex.controls) if presenter else (ex.controls, ex.lesson_area)
+        order = [first, self.views, last]
+        if list(self.columns.objects) != order:
+            self.columns.objects = order
 
 
 class Explorer(ExplorerState, pn.viewable.Viewer):
@@ -168,7 +178,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.title = pn.pane.HTML(title_html(), stylesheets=[CSS], sizing_mode="stretch_width")
         from .export import download_button  # the offline page of the current state
 
-        self.download_button = download_button(self, align="end")
+        self.download_button = download_button(self, align="end", width=150)
         ed = self.editor
         self.controls = pn.Column(
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),
@@ -264,8 +274,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 sheets = [s for s in obj.stylesheets if s != PRESENTER_CSS]
                 obj.stylesheets = sheets + ([PRESENTER_CSS] if on else [])
             for view in self._views:
+                view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
+                view.figures.concealed = hidden
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                     view.figures.odometer.visible = not hidden
@@ -277,7 +289,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         found = []
         for root in roots:
             found += [root, *root.select(pn.widgets.Widget), *root.select(pn.pane.PaneBase)]
-        found += [w for ws in self.editor.arg_widgets.values() for w in ws]
+        found += [w for ws in self.editor.arg_widgets.values() for w in ws] + [self.keys]
         seen, unique = set(), []
         for obj in found:
             if id(obj) not in seen and hasattr(obj, "stylesheets"):

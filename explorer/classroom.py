@@ -94,13 +94,15 @@ class Classroom:
         return step is not None and self.state.shows(step.shape, step.ops)
 
     def check(self, typed: str | None = None) -> L.Verdict | None:
-        """Grade an answer (default: the answer box) to the step's question, then reveal.
+        """Grade an answer (default: the answer box) to the step's question or challenge.
 
-        The step's own state is put back first if the student has changed it, so
-        the verdict and the animation are about the layout the question means.
+        Right: the verdict, the step's reveal text, the fields, and the traversal
+        plays. Wrong: a hint that never holds the right value, another try, and
+        "show me". The step's own state is put back first if the student has
+        changed it, so the verdict is about the layout the question means.
         """
         step = self.current_step
-        if step is None or step.question is None:
+        if step is None or (step.question is None and step.challenge is None):
             return None
         text = self.answer_input.value_input if typed is None else typed
         text = text or ""
@@ -110,15 +112,43 @@ class Classroom:
             return self.verdict  # Enter and a click on "check" for one answer
         if not self.at_step():
             st.param.update(shape=step.shape, ops=step.ops)
-        verdict = L.grade(step.question, st.layout, text)
+        if step.challenge is not None:
+            verdict = L.grade_challenge(step, text)
+        else:
+            verdict = L.grade(step.question, st.layout, text)
         self._answered = key
+        self._settle(step, verdict)
+        if verdict.correct and step.challenge is not None:
+            st.ops = step.ops + L.clean_pipeline(text)  # show where the student's chain leads
+        return verdict
+
+    def show_me(self) -> L.Verdict | None:
+        """Reveal the answer (or a challenge's solution) without grading a try."""
+        step = self.current_step
+        if step is None or (step.question is None and step.challenge is None):
+            return None
+        if not self.at_step():
+            self.state.param.update(shape=step.shape, ops=step.ops)
+        if step.challenge is not None:
+            verdict = L.show_solution(step)
+        else:
+            verdict = L.show_me(step.question, self.state.layout)
+        self._settle(step, verdict)
+        if step.challenge is not None:
+            self.state.ops = step.ops + step.challenge.solution.strip()
+        return verdict
+
+    def _settle(self, step: L.Step, verdict: L.Verdict) -> None:
         self.verdict = verdict
         self._show_verdict(verdict)
-        if verdict.readable:
-            st.concealed = False
+        done = verdict.correct or verdict.revealed
+        self.show_me_button.visible = not done and verdict.readable
+        if done:
+            self.reveal_pane.object = step.reveal
+            self.reveal_pane.visible = bool(step.reveal)
+            self.state.concealed = False
             if self.on_reveal is not None:
                 self.on_reveal()  # the page plays the traversal
-        return verdict
 
     # ------------------------------------------------------------------ widgets
 
@@ -149,6 +179,16 @@ class Classroom:
         self.verdict_pane = pn.pane.HTML(
             '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
         )
+        self.show_me_button = pn.widgets.Button(
+            name="show me", css_classes=["candela-show-me"], width=90, visible=False
+        )
+        self.reveal_pane = pn.pane.Markdown(
+            "",
+            css_classes=["candela-reveal"],
+            sizing_mode="stretch_width",
+            stylesheets=[CSS],
+            visible=False,
+        )
         self.prev_button = pn.widgets.Button(
             name="◀ previous", css_classes=["candela-prev"], sizing_mode="stretch_width"
         )
@@ -162,11 +202,12 @@ class Classroom:
         )  # fmt: skip
         self.help_pane = pn.pane.Markdown(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "#444"},
+            styles={"font-size": "12px", "color": "#444"}, stylesheets=[CSS],
         )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")
         self.check_button.on_click(lambda e: self.check())
+        self.show_me_button.on_click(lambda e: self.show_me())
         self.prev_button.on_click(lambda e: self.previous())
         self.next_button.on_click(lambda e: self.next())
 
@@ -175,6 +216,8 @@ class Classroom:
             self.question_pane,
             pn.Row(self.answer_input, self.check_button, sizing_mode="stretch_width"),
             self.verdict_pane,
+            self.show_me_button,
+            self.reveal_pane,
             sizing_mode="stretch_width",
             visible=False,
         )
@@ -249,6 +292,8 @@ class Classroom:
         self.verdict = None
         self._answered = None
         self.verdict_pane.object = '<div class="candela-verdict"></div>'
+        self.show_me_button.visible = False
+        self.reveal_pane.param.update(object="", visible=False)
         self.answer_input.param.update(value="", value_input="")
         if step is None:
             self.step_box.visible = False
@@ -267,17 +312,26 @@ class Classroom:
                 "The message is under the pipeline, and the last good state stays.*"
             )
         self.text_pane.object = text
-        question = step.question
-        self.question_box.visible = question is not None
+        question, challenge = step.question, step.challenge
+        asks = question is not None or challenge is not None
+        self.question_box.visible = asks
         if question is not None:
             self.question_pane.object = (
                 f'<div class="candela-question">{html.escape(question.prompt)}</div>'
             )
+            self.answer_input.placeholder = "e.g. -7 or (4, 3)"
+        elif challenge is not None:
+            self.question_pane.object = (
+                f'<div class="candela-question">{html.escape(challenge.prompt)}</div>'
+                '<div class="candela-target">target: '
+                f"{html.escape(L.describe_target(challenge.target))}</div>"
+            )
+            self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(lesson.steps)
         self.step_box.visible = True
         # What would give the answer away stays hidden until it is graded.
-        st.concealed = question is not None
+        st.concealed = asks
         if step.expect_error and not self.at_step():
             # First the pipeline up to the failing step: the last good state the text means.
             try:
@@ -292,6 +346,8 @@ class Classroom:
             kind, mark = "unread", ""
         elif verdict.correct:
             kind, mark = "right", "✓ "
+        elif verdict.revealed:
+            kind, mark = "shown", "→ "
         else:
             kind, mark = "wrong", "✗ "
         worked = (

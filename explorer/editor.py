@@ -39,10 +39,10 @@ class Editor:
     def _build(self) -> None:
         st = self.state
         self.shape_input = pn.widgets.TextInput(
-            label="shape (sizes, comma-separated)",
+            label="shape (e.g. 3,4)",
             value=self._shape_text(),
             css_classes=["candela-shape-input"],
-            width=190,
+            width=150,
             disabled=st.start is not None,
         )
         self.ops_input = pn.widgets.TextInput(

@@ -132,6 +132,8 @@ class Figures:
 
     def __init__(self) -> None:
         self.scale = 1.0
+        #: Hide what would answer a lesson's question: position and read-count labels.
+        self.concealed = False
         self._build_sources()
         self._build_logical()
         self._build_buffer()
@@ -175,11 +177,14 @@ class Figures:
                 text_font_style="bold" if bold else "normal",
             )
             self.label_px[renderer.id] = px
+            if text in ("pos_label", "reads_label"):
+                self.position_labels.add(renderer.id)
             out.append(renderer)
         return out
 
     def _build_logical(self) -> None:
         self.label_px: dict[str, float] = {}
+        self.position_labels: set[str] = set()
         lf = self.logical_figure = _figure("logical-figure")
         self.logical_cells = lf.rect(
             "x",
@@ -391,8 +396,9 @@ class Figures:
         self._draw_first_frame(cols, n)
         for renderer in self.labels:
             size = f"{round(self.label_px[renderer.id] * self.scale)}px"
-            if renderer.visible != cols.labels:
-                renderer.visible = cols.labels
+            visible = cols.labels and not (self.concealed and renderer.id in self.position_labels)
+            if renderer.visible != visible:
+                renderer.visible = visible
             if renderer.glyph.text_font_size != size:
                 renderer.glyph.text_font_size = size
         if not cols.summary:
@@ -401,7 +407,7 @@ class Figures:
             fit(self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale)
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above for the jump arcs, and below for the offset marker.
-            fit(self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.6, BUFFER_MAX_PX, self.scale)
+            fit(self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale)
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
         # Frame 0, so the page shows a cursor before any script runs.

@@ -1198,7 +1198,7 @@ def grade_challenge(step: Step, typed: str) -> Verdict:
     from explorer.state import MAX_OPS_CHARS, StateError, evaluate
 
     challenge = _challenge_of(step)
-    text = _clean_pipeline(typed)
+    text = clean_pipeline(typed)
     if not text:
         return Verdict(False, False, _TYPE_A_PIPELINE, None, None)
     if len(text) > MAX_OPS_CHARS:
@@ -1260,7 +1260,7 @@ def _challenge_of(step: Step) -> Challenge:
     return step.challenge
 
 
-def _clean_pipeline(typed: Any) -> str:
+def clean_pipeline(typed: Any) -> str:
     if not isinstance(typed, str):
         return ""
     text = typed.strip()

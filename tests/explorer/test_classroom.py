@@ -94,19 +94,40 @@ def test_a_question_hides_the_fields_until_graded_then_reveals():
 
     cr.answer_input.value_input = "3"
     cr.check_button.clicks += 1
+    # Wrong: a hint and another try; the answer, the fields and the walk stay hidden.
     assert "candela-verdict-wrong" in cr.verdict_pane.object
-    assert "Not quite: you said 3, but adj_stride[0] is -7" in cr.verdict_pane.object
-    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in cr.verdict_pane.object  # worked out
-    assert ex.keys.play_count == plays + 1 and ex.fields_pane.visible
+    assert "Not quite: you said 3" in cr.verdict_pane.object
+    assert "-7" not in cr.verdict_pane.object and "−7" not in cr.verdict_pane.object
+    assert ex.keys.play_count == plays and not ex.fields_pane.visible
+    assert cr.show_me_button.visible and not cr.reveal_pane.visible
 
     verdict = cr.check("−7")  # a typographic minus, as slides have
     assert verdict.correct and "candela-verdict-right" in cr.verdict_pane.object
     assert "Right: adj_stride[0] is -7" in cr.verdict_pane.object
-    assert ex.keys.play_count == plays + 2
+    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in cr.verdict_pane.object  # worked out
+    assert ex.keys.play_count == plays + 1 and ex.fields_pane.visible
+    assert not cr.show_me_button.visible
 
     cr.next()
     assert cr.verdict is None and cr.answer_input.value == ""
     assert 'class="candela-verdict"></div>' in cr.verdict_pane.object
+
+
+def test_show_me_reveals_after_a_wrong_try_and_a_challenge_takes_any_right_chain():
+    ex = Explorer(lesson="transpose", step=2)
+    cr = ex.classroom
+    cr.check("3")
+    assert not ex.fields_pane.visible
+    verdict = cr.show_me()
+    assert verdict.revealed and "-7" in cr.verdict_pane.object and ex.fields_pane.visible
+    lesson = cr._find("challenges")
+    n = next(i for i, step in enumerate(lesson.steps, 1) if step.challenge is not None)
+    ex.param.update(lesson="challenges", step=n)
+    assert not ex.fields_pane.visible  # the target is not given away either
+    step = cr.current_step
+    assert not cr.check(".bogus()").readable
+    assert cr.check(step.challenge.solution).correct and ex.fields_pane.visible
+    assert ex.error is None and ex.ops.endswith(step.challenge.solution.strip())
 
 
 def test_grading_puts_the_step_back_when_the_student_changed_it():
