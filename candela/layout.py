@@ -2,10 +2,12 @@
 
 A layout is an immutable value: shape, stride, adj_stride, offset and len.
 Every derivation (view, slice, narrow, transpose, transpose_axes, broadcast,
-rotate_axis_innermost) returns a new layout and copies nothing. Layouts are
-built in one place, `Layout._make`, which derives adj_stride and len from
-shape and stride, so a layout can never be internally inconsistent (except
-through the `from_raw_parts` escape hatch, which trusts its caller).
+rotate_axis_innermost) returns a new layout and copies nothing. Layouts are built in one place, `Layout._make`, which derives
+adj_stride and len from shape and stride and refuses any number outside
+int64 or any position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can
+never be internally inconsistent and nothing it computes can wrap (except
+through the `from_raw_parts` escape hatch, which trusts its caller on
+consistency but not on range).
 
 The flags are exact and cost O(rank): they answer what the walk does, and the
 tests prove each against a brute-force walk.
@@ -23,7 +25,6 @@ from .errors import (
     AxesOutOfBounds,
     CannotBroadcast,
     IndexOutOfBounds,
-    InvalidShape,
     InvalidViewShape,
     NonContiguousView,
     NotEnoughAxes,
@@ -71,15 +72,19 @@ class Layout:
     # -- construction -------------------------------------------------------
 
     def _set(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:
-        # The one place derived fields are computed.
+        # The one place derived fields are computed, and the int64 range checked (O(rank)).
+        adj = T.adj_strides(shape, stride)
+        length = T.prod(shape)
+        T.check_in_range(shape, stride, adj, offset, length)
         object.__setattr__(self, "_shape", shape)
         object.__setattr__(self, "_stride", stride)
-        object.__setattr__(self, "_adj_stride", T.adj_strides(shape, stride))
+        object.__setattr__(self, "_adj_stride", adj)
         object.__setattr__(self, "_offset", offset)
-        object.__setattr__(self, "_len", T.prod(shape))
+        object.__setattr__(self, "_len", length)
 
     @classmethod
     def _make(cls, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Layout:
+        """The factory every layout is built through (`__init__` shares its `_set`)."""
         layout = object.__new__(cls)
         layout._set(tuple(shape), tuple(stride), offset)
         return layout
@@ -106,8 +111,9 @@ class Layout:
     def from_strided(cls, shape: T.ShapeLike, stride: T.ShapeLike, offset: int = 0) -> Layout:
         """A layout with an explicit stride (negative and zero allowed) and offset.
 
-        adj_stride and len are derived. Refused: a stride of another rank, a
-        negative offset, or a stride and offset that reach below position 0.
+        adj_stride and len are derived. Refused (`InvalidShape`): a stride of
+        another rank, a negative offset, a number outside int64, or a stride
+        and offset that reach a position outside ``0 .. 2**63-1``.
 
         >>> Layout.from_strided((2, 3), (1, 2)).adj_stride
         (-3, 2)
@@ -116,9 +122,7 @@ class Layout:
         """
         dims = T.check_shape(shape)
         strides = T.check_stride(stride, dims)
-        start = T.check_offset(offset)
-        _check_reach(dims, strides, start)
-        return cls._make(dims, strides, start)
+        return cls._make(dims, strides, T.check_offset(offset))
 
     @classmethod
     def from_raw_parts(
@@ -129,19 +133,25 @@ class Layout:
         offset: int,
         len: int,
     ) -> Layout:
-        """Assemble a layout from fields already worked out. No validation.
+        """Assemble a layout from fields already worked out, trusting they agree.
+
+        The fields are not checked against each other, but the range is: a
+        number outside int64 or a position outside ``0 .. 2**63-1`` is
+        `InvalidShape`, as everywhere.
 
         >>> Layout.from_raw_parts((2, 3), (3, 1), (1, 1), 0, 6) == Layout((2, 3))
         True
         """
+        fields = (
+            tuple(T.as_int(v, "size") for v in shape),
+            tuple(T.as_int(v, "stride") for v in stride),
+            tuple(T.as_int(v, "adj_stride") for v in adj_stride),
+            T.as_int(offset, "offset"),
+            T.as_int(len, "len"),
+        )
+        T.check_in_range(*fields)
         layout = object.__new__(cls)
-        for name, value in (
-            ("_shape", tuple(int(v) for v in shape)),
-            ("_stride", tuple(int(v) for v in stride)),
-            ("_adj_stride", tuple(int(v) for v in adj_stride)),
-            ("_offset", int(offset)),
-            ("_len", int(len)),
-        ):
+        for name, value in zip(("_shape", "_stride", "_adj_stride", "_offset", "_len"), fields):
             object.__setattr__(layout, name, value)
         return layout
 
@@ -151,9 +161,7 @@ class Layout:
         >>> Layout(4).with_offset(3).offset
         3
         """
-        start = T.check_offset(offset)
-        _check_reach(self._shape, self._stride, start)
-        return self._make(self._shape, self._stride, start)
+        return self._make(self._shape, self._stride, T.check_offset(offset))
 
     # -- fields -------------------------------------------------------------
 
@@ -657,18 +665,3 @@ def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -
     for n, st in zip(reversed(shape[:-1]), reversed(stride[:-1])):
         out = np.add.outer(np.arange(n, dtype=np.int64) * st, out).reshape(-1)
     return out
-
-
-def _check_reach(shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:
-    """Refuse a stride and offset that would address a position below 0."""
-    if T.prod(shape) == 0:
-        return
-    lo, _ = T.position_bounds(shape, stride, offset)
-    if lo < 0:
-        raise InvalidShape(
-            f"shape {shape} with stride {stride} and offset {offset} reaches position {lo}: "
-            "positions must be >= 0 (raise the offset)",
-            shape=shape,
-            stride=stride,
-            offset=offset,
-        )

@@ -222,6 +222,9 @@ class Tensor:
     def to_numpy(self) -> np.ndarray:
         """A NumPy view of the same buffer with this layout (read-only where broadcast).
 
+        An axis of size 0 or 1 never steps: NumPy is given stride 0 there, as
+        it writes itself, so any stride candela holds for it converts.
+
         >>> from candela import s
         >>> Tensor.arange((2, 3)).slice(s[:, ::-1]).to_numpy()
         array([[2, 1, 0],
@@ -234,7 +237,7 @@ class Tensor:
         return as_strided(
             start,
             shape=layout.shape,
-            strides=tuple(st * item for st in layout.stride),
+            strides=tuple(st * item if n > 1 else 0 for n, st in zip(layout.shape, layout.stride)),
             writeable=not broadcast and self._buffer.flags.writeable,
         )
 

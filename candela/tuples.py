@@ -16,6 +16,18 @@ from .errors import AxesOutOfBounds, InvalidShape, ZeroRankShape
 Shape = tuple[int, ...]
 ShapeLike = int | Sequence[int]
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+def in_int64(value: int) -> bool:
+    """``INT64_MIN <= value <= INT64_MAX``: the value fits a NumPy int64 exactly.
+
+    >>> in_int64(2**63 - 1), in_int64(2**63), in_int64(-(2**63))
+    (True, False, True)
+    """
+    return INT64_MIN <= value <= INT64_MAX
+
 
 def prod(values: Sequence[int]) -> int:
     """Product of the values; 1 for none.
@@ -118,11 +130,16 @@ def as_int(value: object, what: str) -> int:
     if isinstance(value, bool):
         raise InvalidShape(f"{what} must be an integer, got the bool {value!r}", value=value)
     try:
-        return operator.index(value)  # type: ignore[arg-type]
+        result = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise InvalidShape(
             f"{what} must be an integer, got {value!r} ({type(value).__name__})", value=value
         ) from None
+    if not in_int64(result):
+        raise InvalidShape(
+            f"{what} is {result}, outside the int64 range {INT64_MIN}..{INT64_MAX}", value=result
+        )
+    return result
 
 
 def check_shape(shape: object) -> Shape:
@@ -197,3 +214,54 @@ def canonical_axis(axis: object, rank: int, what: str = "axis") -> int:
             rank=rank,
         )
     return a + rank if a < 0 else a
+
+
+def check_in_range(
+    shape: Shape, stride: Shape, adj_stride: Shape, offset: int, length: int
+) -> None:
+    """Refuse a layout any of whose numbers leaves int64, or whose positions leave ``0..2**63-1``.
+
+    A layout with no elements reaches no position; only its numbers are checked.
+
+    O(rank): the positions are bounded by `position_bounds`, not walked.
+
+    >>> check_in_range((3,), (2**62,), (2**62,), 0, 3)
+    Traceback (most recent call last):
+    ...
+    candela.errors.InvalidShape: shape (3,) with stride (4611686018427387904,) and offset 0 reaches position 9223372036854775808: positions must be <= 9223372036854775807
+    """
+    fields = {"offset": offset, "len": length}
+    for name, values in (("stride", stride), ("adj_stride", adj_stride)):
+        for d, v in enumerate(values):
+            fields[f"{name}[{d}]"] = v
+    for name, v in fields.items():
+        if not in_int64(v):
+            raise InvalidShape(
+                f"shape {shape} with stride {stride} and offset {offset}: {name} is {v}, "
+                f"outside the int64 range {INT64_MIN}..{INT64_MAX}",
+                shape=shape,
+                stride=stride,
+                offset=offset,
+                value=v,
+            )
+    if 0 in shape:
+        return  # no element is read: a derived offset is carried as it is (NumPy does the same)
+    lo, hi = position_bounds(shape, stride, offset)
+    if lo < 0:
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset} reaches position {lo}: "
+            "positions must be >= 0 (raise the offset)",
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=lo,
+        )
+    if hi > INT64_MAX:
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset} reaches position {hi}: "
+            f"positions must be <= {INT64_MAX}",
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=hi,
+        )
