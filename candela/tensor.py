@@ -83,14 +83,18 @@ class Tensor:
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> Tensor:
-        """Wrap a NumPy array without copying.
+        """Wrap a NumPy array without copying wherever strides can say where it is.
 
-        The buffer is the owning array's memory (found through ``.base``) and
-        the offset is where `array` starts in it; strides are counted in
-        elements, negative ones keep their sign. Where no flat owner of the
-        same dtype exists, the buffer is the smallest span covering the view.
-        Only strides that are not whole elements (a field of a structured
-        array) force a copy.
+        The buffer is the memory of the array that owns `array`'s data, found
+        through every ``.base`` (also the plain object ``as_strided`` and
+        ``sliding_window_view`` leave there), seen as `array`'s dtype; the
+        offset is where `array` starts in it; strides are counted in
+        elements, negative ones keep their sign. Where that owner is no flat
+        block holding the view, or the view starts part-way into one of its
+        elements, the buffer is the smallest span covering the view. Only a
+        byte stride that is not a whole number of elements on an axis that
+        steps (size 2 or more) forces a packed copy; an axis of size 0 or 1
+        never steps, and a stride it cannot express is written as 0.
 
         >>> a = np.arange(12).reshape(3, 4)
         >>> t = Tensor.from_numpy(a.T[::2])
@@ -98,20 +102,21 @@ class Tensor:
         ((2, 3), (2, 4), 0, True)
         >>> Tensor.from_numpy(a[::-1, 1:]).offset
         9
+        >>> r = np.arange(4, dtype=np.int32).view(np.uint8)[1:-3].view(np.int32)
+        >>> Tensor.from_numpy(r).tolist() == r.tolist(), Tensor.from_numpy(r).buffer.size
+        (True, 3)
         """
         arr = np.asarray(array)
         if arr.ndim == 0:
             raise ZeroRankShape("cannot wrap a 0-d array: a layout has rank >= 1", shape=())
         item = arr.itemsize
-        if item == 0 or any(st % item for st in arr.strides):
+        if arr.size == 0:
+            return cls(arr.reshape(-1)[:0], Layout(arr.shape))
+        if item == 0 or any(n > 1 and st % item for n, st in zip(arr.shape, arr.strides)):
             packed = np.ascontiguousarray(arr)
             return cls(packed.reshape(-1), Layout(arr.shape))
-        stride = tuple(st // item for st in arr.strides)
-        if arr.size == 0:
-            return cls(
-                arr.reshape(-1)[:0], Layout.from_strided(arr.shape, T.contiguous_strides(arr.shape))
-            )
-        buffer = _owner_buffer(arr)
+        stride = tuple(st // item if st % item == 0 else 0 for st in arr.strides)
+        buffer = _owner_buffer(arr, stride)
         if buffer is None:
             buffer = _span_buffer(arr, stride)
         start = (_address(arr) - _address(buffer)) // item
@@ -269,23 +274,43 @@ def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _owner_buffer(arr: np.ndarray) -> np.ndarray | None:
-    """The flat memory of the array that owns `arr`'s data, if it is one flat block."""
+def _owner(arr: np.ndarray) -> np.ndarray:
+    """The last array along `arr`'s chain of ``.base``, through non-array links too.
+
+    ``as_strided`` (and so ``sliding_window_view``) leaves a plain object in
+    ``.base`` that exposes ``__array_interface__`` and keeps the array it was
+    made from as its own ``.base``.
+    """
     root = arr
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if root.dtype != arr.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+    link = arr.base
+    seen = {id(arr)}
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, np.ndarray):
+            root = link
+        link = getattr(link, "base", None)
+    return root
+
+
+def _owner_buffer(arr: np.ndarray, stride: tuple[int, ...]) -> np.ndarray | None:
+    """The owner's memory as a flat array of `arr`'s dtype, if it holds `arr` on whole elements."""
+    root = _owner(arr)
+    item = arr.itemsize
+    if not (root.flags.c_contiguous or root.flags.f_contiguous) or root.size == 0:
         return None
-    if root.ndim and any(st < 0 for st in root.strides):
+    begin = _address(arr) - _address(root)  # in bytes
+    if begin % item:
+        return None  # the view starts part-way into an element of the owner
+    lo, hi = T.position_bounds(arr.shape, stride, begin // item)
+    count = root.nbytes // item
+    if lo < 0 or hi >= count:
         return None
-    flat = as_strided(
-        root, shape=(root.size,), strides=(root.itemsize,), writeable=root.flags.writeable
-    )
-    lo, hi = T.position_bounds(arr.shape, [s // arr.itemsize for s in arr.strides], 0)
-    begin = (_address(arr) - _address(flat)) // arr.itemsize
-    if begin + lo < 0 or begin + hi >= root.size:
+    if root.dtype == arr.dtype:
+        return as_strided(root, shape=(count,), strides=(item,), writeable=root.flags.writeable)
+    if root.dtype.hasobject or arr.dtype.hasobject:
         return None
-    return flat
+    raw = root.ravel(order="K").view(np.uint8)  # a view: the owner is one flat block
+    return raw[: count * item].view(arr.dtype)
 
 
 def _span_buffer(arr: np.ndarray, stride: tuple[int, ...]) -> np.ndarray:
