@@ -2,7 +2,9 @@
 
 A layout is an immutable value: shape, stride, adj_stride, offset and len.
 Every derivation (view, slice, narrow, transpose, transpose_axes, broadcast,
-rotate_axis_innermost) returns a new layout and copies nothing. Layouts are built in one place, `Layout._make`, which derives
+rotate_axis_innermost, and NumPy's and PyTorch's words: reshape, permute,
+flip, unsqueeze, squeeze, expand, T, mT) returns a new layout and copies
+nothing. Layouts are built in one place, `Layout._make`, which derives
 adj_stride and len from shape and stride and refuses any number outside
 int64 or any position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can
 never be internally inconsistent and nothing it computes can wrap (except
@@ -25,7 +27,7 @@ from .errors import (
     AxesOutOfBounds,
     CannotBroadcast,
     IndexOutOfBounds,
-    InvalidViewShape,
+    InvalidShape,
     NonContiguousView,
     NotEnoughAxes,
     SliceOutOfBounds,
@@ -250,26 +252,18 @@ class Layout:
     def view(self, shape: T.ShapeLike) -> Layout:
         """The same elements as another shape (a reshape). Needs a contiguous layout.
 
-        The element count is checked first, then contiguity; the result has
-        contiguous strides at the same offset.
+        One size may be ``-1``: it is inferred from the others, as NumPy and
+        PyTorch do. The element count is checked first, then contiguity; the
+        result has contiguous strides at the same offset.
 
-        >>> Layout((2, 3)).view((3, 2)).shape
+        >>> Layout((2, 3)).view((3, -1)).shape
         (3, 2)
         >>> Layout((2, 3)).view((4, 4))
         Traceback (most recent call last):
         ...
         candela.errors.InvalidViewShape: cannot view 6 elements as shape (4, 4) (16 elements)
         """
-        dims = T.check_shape(shape)
-        count = T.prod(dims)
-        if count != self._len:
-            raise InvalidViewShape(
-                f"cannot view {T.count(self._len, 'element', 'elements')} as shape {dims} "
-                f"({T.count(count, 'element', 'elements')})",
-                shape=dims,
-                elements=self._len,
-                target_elements=count,
-            )
+        dims = T.check_view_shape(shape, self._len)
         if not self.is_contiguous():
             raise NonContiguousView(
                 f"cannot view a non-contiguous layout (shape {self._shape}, stride "
@@ -278,6 +272,14 @@ class Layout:
                 layout=self,
             )
         return self._make(dims, T.contiguous_strides(dims), self._offset)
+
+    def reshape(self, shape: T.ShapeLike) -> Layout:
+        """The same as `view` on a layout (a `Tensor` may copy where a view cannot).
+
+        >>> Layout((2, 3)).reshape(-1).shape
+        (6,)
+        """
+        return self.view(shape)
 
     def slice(self, ranges: RangesLike) -> Layout:
         """The sub-region one `SliceRange` per leading axis selects; the rank is kept.
@@ -391,6 +393,121 @@ class Layout:
         return self._make(
             tuple(self._shape[a] for a in perm), tuple(self._stride[a] for a in perm), self._offset
         )
+
+    def permute(self, *axes: int | Sequence[int]) -> Layout:
+        """PyTorch's name for `transpose_axes`: ``permute(1, 0)`` or ``permute((1, 0))``.
+
+        >>> Layout((2, 3, 4)).permute(2, 0, 1).shape, Layout((2, 3)).permute((1, 0)).stride
+        ((4, 2, 3), (1, 3))
+        """
+        given = axes[0] if len(axes) == 1 and hasattr(axes[0], "__len__") else axes
+        return self.transpose_axes(given)  # type: ignore[arg-type]
+
+    @property
+    def T(self) -> Layout:
+        """Every axis reversed: `transpose()`.
+
+        >>> Layout((2, 3, 4)).T.shape
+        (4, 3, 2)
+        """
+        return self.transpose()
+
+    @property
+    def mT(self) -> Layout:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least.
+
+        >>> Layout((5, 2, 3)).mT.shape
+        (5, 3, 2)
+        """
+        if self.rank < 2:
+            raise NotEnoughAxes(
+                f"mT swaps the last two axes, but the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
+                rank=self.rank,
+            )
+        return self.transpose(-2, -1)
+
+    def flip(self, axes: int | Sequence[int] | None = None) -> Layout:
+        """Reverse the given axes (an int or a tuple; None: every axis), zero-copy.
+
+        Each flipped stride is negated and the offset moves to the old last
+        element along that axis, as ``s[::-1]`` does. A repeated axis is
+        `AxesOutOfBounds`, as NumPy refuses it.
+
+        >>> f = Layout((3, 4)).flip(1)
+        >>> f.stride, f.offset, f.positions().tolist()[:4]
+        ((4, -1), 3, [3, 2, 1, 0])
+        """
+        which = T.check_axes(axes, self.rank, "flip axis")
+        stride, offset = T.flipped(self._shape, self._stride, self._offset, which)
+        return self._make(self._shape, stride, offset)
+
+    def unsqueeze(self, axis: int) -> Layout:
+        """Insert a size-1 axis at `axis` (``-1`` appends; valid: ``-rank-1 .. rank``).
+
+        Its stride is the one a contiguous layout would give it: the stride
+        times the size of the axis it lands before (a size 0 counted as 1),
+        or 1 at the end.
+
+        >>> u = Layout((3, 4)).unsqueeze(1)
+        >>> u.shape, u.stride, u == Layout((3, 1, 4))
+        ((3, 1, 4), (4, 4, 1), True)
+        """
+        try:
+            a = T.canonical_axis(axis, self.rank + 1, "unsqueeze axis")
+        except AxesOutOfBounds as error:
+            raise AxesOutOfBounds(
+                f"unsqueeze axis {error.axis!r} is out of range for a layout of rank {self.rank} "
+                f"(valid: {-self.rank - 1}..{self.rank})",
+                axis=error.axis,
+                rank=self.rank,
+            ) from None
+        stride = T.unsqueeze_stride(self._shape, self._stride, a)
+        return self._make(
+            self._shape[:a] + (1,) + self._shape[a:],
+            self._stride[:a] + (stride,) + self._stride[a:],
+            self._offset,
+        )
+
+    def squeeze(self, axes: int | Sequence[int] | None = None) -> Layout:
+        """Drop size-1 axes: all of them, or the given ones (each must have size 1).
+
+        candela has no rank 0: when every axis would go, the last of them stays.
+
+        >>> Layout((1, 3, 1)).squeeze().shape, Layout((1, 3, 1)).squeeze(-1).shape
+        ((3,), (1, 3))
+        >>> Layout((1, 1)).squeeze().shape
+        (1,)
+        """
+        if axes is None:
+            drop = tuple(d for d, n in enumerate(self._shape) if n == 1)
+        else:
+            drop = T.check_axes(axes, self.rank, "squeeze axis")
+            for a in drop:
+                if self._shape[a] != 1:
+                    raise InvalidShape(
+                        f"cannot squeeze axis {a} of shape {self._shape}: its size is "
+                        f"{self._shape[a]}, not 1",
+                        shape=self._shape,
+                        axis=a,
+                    )
+        if len(drop) == self.rank:
+            drop = tuple(sorted(drop))[:-1]
+        keep = [d for d in range(self.rank) if d not in drop]
+        return self._permute(keep)
+
+    def expand(self, *sizes: int | Sequence[int]) -> Layout:
+        """PyTorch's broadcast: ``expand(3, -1)`` or ``expand((3, -1))``; -1 keeps a size.
+
+        New axes go in front; a size-1 axis grows with stride 0; otherwise
+        `broadcast`'s rules.
+
+        >>> e = Layout((3, 1)).expand(2, -1, 4)
+        >>> e.shape, e.stride
+        ((2, 3, 4), (0, 1, 0))
+        """
+        given = sizes[0] if len(sizes) == 1 and hasattr(sizes[0], "__len__") else sizes
+        return self.broadcast(T.check_expand_sizes(given, self._shape))
 
     def broadcast(self, shape: T.ShapeLike) -> Layout:
         """Expand to `shape` by NumPy's right-aligned rules, faking repeats with stride 0.

@@ -1,7 +1,8 @@
 """`Tensor`: a flat NumPy buffer and a `Layout` that addresses it.
 
 Every layout derivation returns a Tensor over the same buffer (zero-copy);
-`as_contiguous` is the one operation that copies. `Tensor.from_numpy` wraps a
+`as_contiguous` copies, and so do `contiguous` and `reshape` where no
+strides over the same buffer can express the result. `Tensor.from_numpy` wraps a
 NumPy array without copying: byte strides become element strides, and the
 buffer is the memory of the array that owns it, so the offset is where the
 view starts in it.
@@ -212,6 +213,62 @@ class Tensor:
     def rotate_axis_innermost(self, axis: int) -> Tensor:
         return self._with(self._layout.rotate_axis_innermost(axis))
 
+    def permute(self, *axes: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.permute(*axes))
+
+    def flip(self, axes: int | Sequence[int] | None = None) -> Tensor:
+        return self._with(self._layout.flip(axes))
+
+    def unsqueeze(self, axis: int) -> Tensor:
+        return self._with(self._layout.unsqueeze(axis))
+
+    def squeeze(self, axes: int | Sequence[int] | None = None) -> Tensor:
+        return self._with(self._layout.squeeze(axes))
+
+    def expand(self, *sizes: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.expand(*sizes))
+
+    @property
+    def T(self) -> Tensor:
+        """Every axis reversed: `transpose()`."""
+        return self._with(self._layout.T)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least."""
+        return self._with(self._layout.mT)
+
+    def reshape(self, shape: T.ShapeLike) -> Tensor:
+        """The same elements as `shape` (one ``-1`` inferred): a view where strides can say it.
+
+        NumPy's rule: a contiguous tensor is viewed (`view`); otherwise the
+        runs of axes that the new shape splits or merges must each be
+        row-major among themselves (NumPy's ``_attempt_nocopy_reshape``),
+        and then the result is a view with the strides that walk them; else
+        it is a packed copy, as PyTorch's ``reshape`` does.
+        ``np.shares_memory`` on the buffers tells which.
+
+        >>> from candela import s
+        >>> t = Tensor.arange((4, 6)).slice(s[:, ::2])  # rows apart, every 2nd column
+        >>> r = t.reshape((2, 2, 3))
+        >>> r.stride, r.buffer is t.buffer
+        ((12, 6, 2), True)
+        >>> c = t.transpose().reshape(-1)  # a transpose cannot be flattened in place
+        >>> c.tolist()[:5], np.shares_memory(c.buffer, t.buffer)
+        ([0, 6, 12, 18, 2], False)
+        """
+        layout = self._layout
+        dims = T.check_view_shape(shape, layout.len)
+        if layout.is_contiguous():
+            return self._with(layout.view(dims))
+        stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims)
+        if stride is not None:
+            try:
+                return self._with(Layout.from_strided(dims, stride, layout.offset))
+            except InvalidShape:
+                pass  # a size-1 axis's stride past int64: copy instead
+        return self.as_contiguous().view(dims)
+
     # -- copies and conversions ---------------------------------------------
 
     def as_contiguous(self) -> Tensor:
@@ -223,6 +280,15 @@ class Tensor:
         """
         packed = np.array(self.to_numpy(), order="C", copy=True)  # always a new buffer
         return Tensor(packed.reshape(-1), Layout(self._layout.shape))
+
+    def contiguous(self) -> Tensor:
+        """This tensor when it is already contiguous, else `as_contiguous` (PyTorch's meaning).
+
+        >>> t = Tensor.arange((2, 3))
+        >>> t.contiguous() is t, t.T.contiguous().is_contiguous()
+        (True, True)
+        """
+        return self if self.is_contiguous() else self.as_contiguous()
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy view of the same buffer with this layout (read-only where broadcast).

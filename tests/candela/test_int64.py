@@ -174,6 +174,8 @@ def test_axes_that_never_step_convert_whatever_their_stride(layout, data):
     assert t.tolist() == view.tolist()
     assert np.array_equal(t.to_numpy(), view) and t.to_numpy().shape == view.shape
     assert t.as_contiguous().tolist() == view.tolist()
+    assert t.contiguous().tolist() == view.tolist()
+    assert t.reshape(-1).tolist() == view.ravel().tolist()
     if t.len:
         assert np.shares_memory(t.to_numpy(), t.buffer)
 
@@ -196,6 +198,7 @@ def test_the_reported_cases():
         lambda: Layout((2**62, 2)),  # len 2**63
         lambda: Layout((0, 2**62, 4)),  # no elements, but a stride of 2**64
         lambda: Layout(3).broadcast((2**32, 2**32, 3)),
+        lambda: Layout(3).expand(2**40, 2**40, -1),
         lambda: Layout.from_strided((2,), (2**63,)),
         lambda: Layout.from_strided((2,), (1,), 2**63),
         lambda: Layout.from_strided((2,), (-(2**63) - 1,), 2**63 - 1),
@@ -204,6 +207,7 @@ def test_the_reported_cases():
         lambda: Layout((4,)).narrow(0, 2**64, 1),
         lambda: Layout.from_raw_parts((2,), (2**63,), (2**63,), 0, 2),
         lambda: Layout.from_raw_parts((3,), (2**62,), (2**62,), 0, 3),
+        lambda: Layout.from_strided((2,), (2**62 + 1,)).unsqueeze(0),  # stride 2**63 + 2
     ],
 )
 def test_numbers_outside_int64_are_refused_never_truncated(build):

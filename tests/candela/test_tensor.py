@@ -105,15 +105,19 @@ def test_tensor_derivations_share_the_buffer_and_match_numpy(layout, data):
     assert t.tolist() == view.tolist()
     for _ in range(data.draw(st.integers(1, 3))):
         name, args = data.draw(operations(t.layout))
-        expected = numpy_apply(name, args, t.layout, view)
+        expected = numpy_apply(name, args, t.layout, view, tensor=True)
         if isinstance(expected, type):
             with pytest.raises(expected):
                 call(t, name, args)
             continue
         derived = call(t, name, args)
-        assert derived.buffer is t.buffer  # zero-copy
-        assert derived.layout == call(t.layout, name, args)
         assert derived.tolist() == expected.tolist()
+        if name == "reshape" and derived.buffer is not t.buffer:  # a packed copy
+            assert derived.is_contiguous() and not np.shares_memory(derived.buffer, t.buffer)
+            break
+        assert derived.buffer is t.buffer  # zero-copy
+        if name != "reshape":
+            assert derived.layout == call(t.layout, name, args)
         t, view = derived, expected
     packed = t.as_contiguous()
     assert packed.is_contiguous() and packed.offset == 0 and packed.buffer.size == t.len
@@ -372,3 +376,56 @@ def test_from_numpy_of_as_strided_and_sliding_windows_finds_the_owner():
         assert t.buffer.size == x.size and np.shares_memory(t.buffer, x)
         assert t.offset == (view.__array_interface__["data"][0] - x.ctypes.data) // x.itemsize
         assert t.tolist() == view.tolist()
+
+
+# -- NumPy's and PyTorch's words on a Tensor -----------------------------------
+
+
+@SETTINGS
+@given(layouts(), st.data())
+def test_reshape_is_a_view_exactly_where_numpy_makes_one(layout, data):
+    base, view = as_numpy(layout)
+    t = Tensor(base, layout)
+    _, (shape,) = data.draw(operations(layout, "reshape"))
+    expected = numpy_apply("reshape", (shape,), layout, view, tensor=True)
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            t.reshape(shape)
+        return
+    r = t.reshape(shape)
+    assert r.shape == expected.shape and r.tolist() == expected.tolist()
+    if layout.len:
+        assert np.shares_memory(r.buffer, base) == np.shares_memory(expected, base)
+    if np.shares_memory(r.buffer, base):
+        assert r.buffer is t.buffer
+    else:
+        assert r.is_contiguous() and r.offset == 0 and r.buffer.size == r.len
+    if layout.is_contiguous():
+        assert r.layout == layout.view(shape)
+
+
+@SETTINGS
+@given(layouts())
+def test_contiguous_is_the_tensor_itself_or_a_packed_copy(layout):
+    base, view = as_numpy(layout)
+    t = Tensor(base, layout)
+    c = t.contiguous()
+    assert c.is_contiguous() and c.tolist() == view.tolist()
+    assert (c is t) == layout.is_contiguous()
+    if c is not t:
+        assert not np.shares_memory(c.buffer, base)
+
+
+def test_the_words_new_users_type():
+    t = Tensor.arange((2, 3))
+    a = np.arange(6).reshape(2, 3)
+    assert t.permute(1, 0).tolist() == t.permute((1, 0)).tolist() == a.transpose(1, 0).tolist()
+    assert t.reshape(-1).tolist() == a.reshape(-1).tolist()
+    assert t.T.tolist() == a.T.tolist() and t.mT.tolist() == a.mT.tolist()
+    assert t.flip(0).tolist() == np.flip(a, 0).tolist()
+    assert t.unsqueeze(0).shape == np.expand_dims(a, 0).shape
+    assert t.unsqueeze(0).squeeze().tolist() == a.tolist()
+    assert t.slice(s[:1]).expand(4, -1).tolist() == np.broadcast_to(a[:1], (4, 3)).tolist()
+    assert t.T.contiguous().tolist() == a.T.tolist()
+    for word in (t.permute(1, 0), t.reshape(-1), t.T, t.flip(0), t.unsqueeze(0), t.contiguous()):
+        assert word.buffer is t.buffer  # all zero-copy here
