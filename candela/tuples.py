@@ -407,20 +407,20 @@ def check_in_range(
     ...
     candela.errors.InvalidShape: shape (3,) with stride (4611686018427387904,) and offset 0 reaches position 9223372036854775808: positions must be <= 9223372036854775807
     """
-    fields = {"offset": offset, "len": length}
-    for name, values in (("stride", stride), ("adj_stride", adj_stride)):
-        for d, v in enumerate(values):
-            fields[f"{name}[{d}]"] = v
-    for name, v in fields.items():
-        if not in_int64(v):
-            raise InvalidShape(
-                f"shape {shape} with stride {stride} and offset {offset}: {name} is {v}, "
-                f"outside the int64 range {INT64_MIN}..{INT64_MAX}",
-                shape=shape,
-                stride=stride,
-                offset=offset,
-                value=v,
-            )
+    numbers = (offset, length, *stride, *adj_stride)
+    if min(numbers) < INT64_MIN or max(numbers) > INT64_MAX:
+        names = ["offset", "len"]
+        names += [f"stride[{d}]" for d in range(len(stride))]
+        names += [f"adj_stride[{d}]" for d in range(len(adj_stride))]
+        name, v = next((n, v) for n, v in zip(names, numbers) if not in_int64(v))
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset}: {name} is {v}, "
+            f"outside the int64 range {INT64_MIN}..{INT64_MAX}",
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=v,
+        )
     if 0 in shape:
         return  # no element is read: a derived offset is carried as it is (NumPy does the same)
     lo, hi = position_bounds(shape, stride, offset)
