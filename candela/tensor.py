@@ -263,10 +263,7 @@ class Tensor:
             return self._with(layout.view(dims))
         stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims)
         if stride is not None:
-            try:
-                return self._with(Layout.from_strided(dims, stride, layout.offset))
-            except InvalidShape:
-                pass  # a size-1 axis's stride past int64: copy instead
+            return self._with(Layout.from_strided(dims, stride, layout.offset))
         return self.as_contiguous().view(dims)
 
     # -- copies and conversions ---------------------------------------------

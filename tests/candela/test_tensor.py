@@ -12,7 +12,7 @@ from candela import Layout, Tensor, s
 
 from .oracle import as_numpy
 from .strategies import layouts, operations
-from .test_oracle import call, numpy_apply
+from .test_oracle import assert_matches_numpy, call, numpy_apply
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DTYPES = [np.int8, np.int16, np.float32, np.float64, np.complex128]
@@ -398,6 +398,7 @@ def test_reshape_is_a_view_exactly_where_numpy_makes_one(layout, data):
         assert np.shares_memory(r.buffer, base) == np.shares_memory(expected, base)
     if np.shares_memory(r.buffer, base):
         assert r.buffer is t.buffer
+        assert_matches_numpy(r.layout, base, expected)  # NumPy's strides, where they matter
     else:
         assert r.is_contiguous() and r.offset == 0 and r.buffer.size == r.len
     if layout.is_contiguous():
