@@ -403,30 +403,6 @@ class Layout:
         given = axes[0] if len(axes) == 1 and hasattr(axes[0], "__len__") else axes
         return self.transpose_axes(given)  # type: ignore[arg-type]
 
-    @property
-    def T(self) -> Layout:
-        """Every axis reversed: `transpose()`.
-
-        >>> Layout((2, 3, 4)).T.shape
-        (4, 3, 2)
-        """
-        return self.transpose()
-
-    @property
-    def mT(self) -> Layout:
-        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least.
-
-        >>> Layout((5, 2, 3)).mT.shape
-        (5, 3, 2)
-        """
-        if self.rank < 2:
-            raise NotEnoughAxes(
-                f"mT swaps the last two axes, but the layout has "
-                f"{T.count(self.rank, 'axis', 'axes')}",
-                rank=self.rank,
-            )
-        return self.transpose(-2, -1)
-
     def flip(self, axes: int | Sequence[int] | None = None) -> Layout:
         """Reverse the given axes (an int or a tuple; None: every axis), zero-copy.
 
@@ -772,6 +748,34 @@ class Layout:
             return inner
         keep = [n if st != 0 else 1 for n, st in zip(shape, stride)]
         return np.broadcast_to(inner.reshape(keep), shape).reshape(-1)
+
+    # -- NumPy's and PyTorch's property names ---------------------------------
+    # Last in the class: inside the class body the name T would otherwise hide
+    # the module `tuples as T` from the annotations of every method after it.
+
+    @property
+    def T(self) -> Layout:
+        """Every axis reversed: `transpose()`.
+
+        >>> Layout((2, 3, 4)).T.shape
+        (4, 3, 2)
+        """
+        return self.transpose()
+
+    @property
+    def mT(self) -> Layout:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least.
+
+        >>> Layout((5, 2, 3)).mT.shape
+        (5, 3, 2)
+        """
+        if self.rank < 2:
+            raise NotEnoughAxes(
+                f"mT swaps the last two axes, but the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
+                rank=self.rank,
+            )
+        return self.transpose(-2, -1)
 
 
 def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:

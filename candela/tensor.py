@@ -228,16 +228,6 @@ class Tensor:
     def expand(self, *sizes: int | Sequence[int]) -> Tensor:
         return self._with(self._layout.expand(*sizes))
 
-    @property
-    def T(self) -> Tensor:
-        """Every axis reversed: `transpose()`."""
-        return self._with(self._layout.T)
-
-    @property
-    def mT(self) -> Tensor:
-        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least."""
-        return self._with(self._layout.mT)
-
     def reshape(self, shape: T.ShapeLike) -> Tensor:
         """The same elements as `shape` (one ``-1`` inferred): a view where strides can say it.
 
@@ -331,6 +321,18 @@ class Tensor:
 
     def __str__(self) -> str:
         return f"Tensor {self._layout} over {self._buffer.shape[0]} buffer elements"
+
+    # -- NumPy's and PyTorch's property names (last: see Layout) --------------
+
+    @property
+    def T(self) -> Tensor:
+        """Every axis reversed: `transpose()`."""
+        return self._with(self._layout.T)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least."""
+        return self._with(self._layout.mT)
 
 
 def _address(a: np.ndarray) -> int:
