@@ -137,8 +137,9 @@ class Layout:
     ) -> Layout:
         """Assemble a layout from fields already worked out, trusting they agree.
 
-        The fields are not checked against each other, but the range is: a
-        number outside int64 or a position outside ``0 .. 2**63-1`` is
+        The escape hatch: the fields are not checked against each other, nor
+        for positions below 0. But nothing it holds can wrap: a number
+        outside int64, or a position it reaches outside int64, is
         `InvalidShape`, as everywhere.
 
         >>> Layout.from_raw_parts((2, 3), (3, 1), (1, 1), 0, 6) == Layout((2, 3))
@@ -151,7 +152,7 @@ class Layout:
             T.as_int(offset, "offset"),
             T.as_int(len, "len"),
         )
-        T.check_in_range(*fields)
+        T.check_in_range(*fields, lowest=T.INT64_MIN)
         layout = object.__new__(cls)
         for name, value in zip(("_shape", "_stride", "_adj_stride", "_offset", "_len"), fields):
             object.__setattr__(layout, name, value)

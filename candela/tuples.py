@@ -394,11 +394,12 @@ def check_expand_sizes(sizes: object, shape: Shape) -> Shape:
 
 
 def check_in_range(
-    shape: Shape, stride: Shape, adj_stride: Shape, offset: int, length: int
+    shape: Shape, stride: Shape, adj_stride: Shape, offset: int, length: int, lowest: int = 0
 ) -> None:
-    """Refuse a layout any of whose numbers leaves int64, or whose positions leave ``0..2**63-1``.
+    """Refuse a layout any of whose numbers leaves int64, or whose positions leave ``lowest..2**63-1``.
 
     A layout with no elements reaches no position; only its numbers are checked.
+    `from_raw_parts` passes ``lowest=INT64_MIN``: exact, but not checked for sense.
 
     O(rank): the positions are bounded by `position_bounds`, not walked.
 
@@ -424,10 +425,10 @@ def check_in_range(
     if 0 in shape:
         return  # no element is read: a derived offset is carried as it is (NumPy does the same)
     lo, hi = position_bounds(shape, stride, offset)
-    if lo < 0:
+    if lo < lowest:
         raise InvalidShape(
             f"shape {shape} with stride {stride} and offset {offset} reaches position {lo}: "
-            "positions must be >= 0 (raise the offset)",
+            f"positions must be >= {lowest}" + (" (raise the offset)" if lowest == 0 else ""),
             shape=shape,
             stride=stride,
             offset=offset,

@@ -228,3 +228,23 @@ def test_numbers_outside_int64_are_refused_never_truncated(build):
 def test_slices_and_indices_outside_int64_are_refused(build, error):
     with pytest.raises(error):
         build()
+
+
+@SETTINGS
+@given(edge_parts())
+def test_from_raw_parts_trusts_its_caller_but_never_wraps(parts):
+    """The escape hatch skips the sense checks (a position below 0), not the range."""
+    shape, stride, offset = parts
+    adj = tuple(
+        st_ - sum(stride[k] * (shape[k] - 1) for k in range(d + 1, len(shape)))
+        for d, st_ in enumerate(stride)
+    )
+    count = int(np.prod(shape, dtype=object))
+    walk = [p for _, p in naive_walk(shape, stride, offset)]
+    exact = all(-(2**63) <= v <= INT64_MAX for v in (offset, count, *stride, *adj, *walk))
+    if not exact:
+        with pytest.raises(InvalidShape):
+            Layout.from_raw_parts(shape, stride, adj, offset, count)
+        return
+    raw = Layout.from_raw_parts(shape, stride, adj, offset, count)
+    assert raw.positions().tolist() == list(raw.strided_indices()) == walk
