@@ -287,7 +287,9 @@ class Layout:
 
         Missing ranges take their axis in full; a bare integer keeps its axis
         with size 1; a step multiplies the stride, and the offset moves to the
-        first selected element (so a negative step is a zero-copy flip).
+        first selected element (so a negative step is a zero-copy flip). A
+        stride so multiplied past int64 is refused (`InvalidShape`), even on
+        an axis left with one element.
 
         >>> from candela import s
         >>> sub = Layout((4, 6)).slice(s[1:3, ::-2])
@@ -424,7 +426,8 @@ class Layout:
 
         Its stride is the one a contiguous layout would give it: the stride
         times the size of the axis it lands before (a size 0 counted as 1),
-        or 1 at the end.
+        or 1 at the end. Should that product leave int64, the layout is
+        refused (`InvalidShape`), as every layout is.
 
         >>> u = Layout((3, 4)).unsqueeze(1)
         >>> u.shape, u.stride, u == Layout((3, 1, 4))
@@ -470,8 +473,7 @@ class Layout:
                     )
         if len(drop) == self.rank:
             drop = tuple(sorted(drop))[:-1]
-        keep = [d for d in range(self.rank) if d not in drop]
-        return self._permute(keep)
+        return self._permute([d for d in range(self.rank) if d not in drop])  # the kept axes
 
     def expand(self, *sizes: int | Sequence[int]) -> Layout:
         """PyTorch's broadcast: ``expand(3, -1)`` or ``expand((3, -1))``; -1 keeps a size.
