@@ -221,6 +221,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     ]
 
     def _draw(self, view: _View) -> None:
+        doc = view.figures.logical_figure.document
+        if doc is not None and doc is not pn.state.curdoc and doc.session_context is not None:
+            # A view in another served session (one explorer shown on two pages): its
+            # models change under that document's own lock, on its next tick.
+            doc.add_next_tick_callback(lambda: self._draw_now(view))
+        else:
+            self._draw_now(view)
+
+    def _draw_now(self, view: _View) -> None:
         cols = self.columns
         try:
             with pn.io.unlocked():
