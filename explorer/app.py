@@ -24,10 +24,9 @@ import logging
 import panel as pn
 
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
-from explorer import columns as C
 from explorer.classroom import Classroom
 from explorer.editor import Editor
-from explorer.fields import fields_html
+from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -213,12 +212,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
-            self._render_fields()
+            self._render_text()
             for view in self._views:
                 with pn.io.unlocked():
-                    view.figures.frames_source.tags = [
-                        {"scale": _scale(self.unit), "unit": self.unit}
-                    ]
+                    view.figures.set_unit(self.unit)
 
     def _draw(self, view: _View) -> None:
         doc = view.figures.logical_figure.document
@@ -306,36 +303,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         return unique
 
 
-def _scale(unit: str) -> int:
-    from explorer.fields import DTYPE_BYTES
-
-    return DTYPE_BYTES.get(unit, 1)
-
-
 def _served() -> bool:
     doc = pn.state.curdoc
     return pn.state.location is not None and doc is not None and doc.session_context is not None
-
-
-def summary_text(s: dict, unit: str = "elements") -> str:
-    """The numbers of a walk too large to draw cell by cell (deltas in ``unit``)."""
-    if not s.get("elements"):
-        return f"**Nothing to walk**: 0 elements over a buffer of {s.get('buffer', 0):,}."
-    scale = _scale(unit)
-    deltas = ", ".join(f"{d * scale:+d} ×{c:,}" for d, c in list(s["deltas"].items())[:8])
-    if scale != 1:
-        deltas += f" (bytes of {unit})"
-    return (
-        f"**Summary.** {s['elements']:,} elements over a buffer of {s['buffer']:,} cells "
-        f"is more than the {C.DETAIL_LIMIT:,} this page draws cell by cell, so here are "
-        "the numbers instead.\n\n"
-        f"- the walk starts at position {s['first']:,} and stays within "
-        f"{s['min']:,}..{s['max']:,}\n"
-        f"- {s['distinct']:,} buffer cells are read, {s['unread']:,} are not; the most-read "
-        f"cell is read {s['max_reads']:,} times\n"
-        f"- {s['backward']:,} steps jump backwards\n"
-        f"- deltas taken (adj_stride of the axis that steps): {deltas}\n"
-    )
 
 
 def app() -> pn.viewable.Viewable:

@@ -62,8 +62,7 @@ def static_view(st):
     """
     import panel as pn
 
-    from .app import summary_text
-    from .fields import fields_html, layout_line
+    from .fields import fields_html, layout_line, summary_text
     from .figures import Figures
     from .state import shape_text
     from .style import CSS, legend_html, title_html

@@ -16,6 +16,8 @@ import html
 
 import numpy as np
 
+from .columns import DETAIL_LIMIT
+
 #: Element sizes offered for showing strides in bytes.
 #: Bytes per element of each dtype the strides can be shown in (NumPy's names and sizes).
 DTYPE_BYTES: dict[str, int] = {
@@ -191,3 +193,24 @@ def layout_line(layout, unit: str = "elements") -> str:
     adj = tuple(v * scale for v in layout.adj_stride)
     suffix = "" if unit == "elements" else f" (bytes of {unit})"
     return f"{tuple(layout.shape)}:{stride} adj {adj} offset {layout.offset * scale}{suffix}"
+
+
+def summary_text(s: dict, unit: str = "elements") -> str:
+    """The numbers of a walk too large to draw cell by cell (deltas in ``unit``)."""
+    if not s.get("elements"):
+        return f"**Nothing to walk**: 0 elements over a buffer of {s.get('buffer', 0):,}."
+    scale = DTYPE_BYTES.get(unit, 1)
+    deltas = ", ".join(f"{d * scale:+d} ×{c:,}" for d, c in list(s["deltas"].items())[:8])
+    if scale != 1:
+        deltas += f" (bytes of {unit})"
+    return (
+        f"**Summary.** {s['elements']:,} elements over a buffer of {s['buffer']:,} cells "
+        f"is more than the {DETAIL_LIMIT:,} this page draws cell by cell, so here are "
+        "the numbers instead.\n\n"
+        f"- the walk starts at position {s['first']:,} and stays within "
+        f"{s['min']:,}..{s['max']:,}\n"
+        f"- {s['distinct']:,} buffer cells are read, {s['unread']:,} are not; the most-read "
+        f"cell is read {s['max_reads']:,} times\n"
+        f"- {s['backward']:,} steps jump backwards\n"
+        f"- deltas taken (adj_stride of the axis that steps): {deltas}\n"
+    )

@@ -375,6 +375,12 @@ class Figures:
             styles={"font-size": f"{px}px"}, height=round(44 * factor), width=round(560 * factor)
         )
 
+    def set_unit(self, unit: str) -> None:
+        """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
+        tags = [{"scale": DTYPE_BYTES.get(unit, 1), "unit": unit}]
+        if self.frames_source.tags != tags:
+            self.frames_source.tags = tags
+
     def render(self, cols: C.Columns, layout, unit: str = "elements") -> None:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
         _set_data(self.logical_source, cols.logical)
@@ -382,7 +388,7 @@ class Figures:
         _set_data(self.logical_labels_source, C.pad_rows(cols.logical_labels, C.LABEL_LIMIT))
         _set_data(self.buffer_labels_source, C.pad_rows(cols.buffer_labels, C.LABEL_LIMIT))
         _set_data(self.tiles_source, cols.tiles)
-        self.frames_source.tags = [{"scale": DTYPE_BYTES.get(unit, 1), "unit": unit}]
+        self.set_unit(unit)
         self.frames_source.data = cols.frames  # always: its change restarts the traversal
         n = len(cols.frames["pos"])
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
