@@ -176,7 +176,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.title = pn.pane.HTML(title_html(), stylesheets=[CSS], sizing_mode="stretch_width")
         from explorer.export import download_button  # the offline page of the current state
 
-        self.download_button = download_button(self, align="end", width=150)
+        self.download_button = download_button(self, align="end", width=120)
         ed = self.editor
         self.controls = pn.Column(
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),

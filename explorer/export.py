@@ -163,7 +163,7 @@ def download_button(st, **params):
         return io.BytesIO(export_html(st).encode("utf-8"))
 
     defaults = {
-        "label": "download offline page",
+        "label": "offline page ⤓",
         "filename": export_name(st),
         "color": "light",
         "css_classes": ["candela-download"],

@@ -37,20 +37,24 @@ from .fields import DTYPE_BYTES
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
 #: Cell sizes, in px at scale 1: as large as the space allows within these.
-MIN_CELL, MAX_CELL = 12, 46
+MIN_CELL, MAX_CELL = 16, 46
 #: The widest a figure is drawn at scale 1: both fit a 950 px notebook output.
 LOGICAL_MAX_PX, BUFFER_MAX_PX = 560, 600
 
-#: Label glyphs: (source, text column, x, y, align, baseline, px at scale 1, y_offset, bold).
+#: Label glyphs: (text column, x, y, align, baseline, px at scale 1, y_offset, bold,
+#: the smallest cell in px the label shows in). Labels shrink with their cells and drop
+#: below that size (hover still tells), so they never overlap.
 _LOGICAL_LABELS = (
-    ("value_label", "x", "y", "center", "middle", 15, -5, False),
-    ("pos_label", "x", "y", "center", "middle", 10, 11, False),
+    ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
+    ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
 )
 _BUFFER_LABELS = (
-    ("value_label", "x", "y", "center", "middle", 14, 2, False),
-    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False),
-    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True),
+    ("value_label", "x", "y", "center", "middle", 14, 2, False, 22),
+    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False, 34),
+    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True, 30),
 )
+#: A label's font is at most this share of its cell's size.
+_FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
 
 
 def _figure(name: str) -> figure:
@@ -111,8 +115,21 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> None:
-    """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``)."""
+def _show(renderer, visible: bool, font: float) -> None:
+    # Set a text glyph's visibility and font size, sending only what changed.
+    size = f"{round(font)}px"
+    if renderer.visible != visible:
+        renderer.visible = visible
+    if visible and renderer.glyph.text_font_size != size:
+        renderer.glyph.text_font_size = size
+
+
+def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> float:
+    """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
+
+    Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
+    wider, and scrolls inside its panel.
+    """
     cell = scale * max(MIN_CELL, min(MAX_CELL, max_px / max(cols, 1), 520 / max(rows, 1)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
@@ -125,6 +142,7 @@ def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: flo
         fig.y_range.update(start=y_range[0], end=y_range[1])
     if (fig.width, fig.height) != (width, height):
         fig.update(width=width, height=height)
+    return cell
 
 
 class Figures:
@@ -163,7 +181,7 @@ class Figures:
 
     def _labels(self, fig: figure, source: ColumnDataSource, specs) -> list:
         out = []
-        for text, x, y, align, baseline, px, y_offset, bold in specs:
+        for text, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
             renderer = fig.text(
                 x,
                 y,
@@ -176,14 +194,14 @@ class Figures:
                 y_offset=y_offset,
                 text_font_style="bold" if bold else "normal",
             )
-            self.label_px[renderer.id] = px
+            self.label_spec[renderer.id] = (fig.name, text, px, min_cell)
             if text in ("pos_label", "reads_label"):
                 self.position_labels.add(renderer.id)
             out.append(renderer)
         return out
 
     def _build_logical(self) -> None:
-        self.label_px: dict[str, float] = {}
+        self.label_spec: dict[str, tuple] = {}
         self.position_labels: set[str] = set()
         lf = self.logical_figure = _figure("logical-figure")
         self.logical_cells = lf.rect(
@@ -197,7 +215,7 @@ class Figures:
             name="logical-cells",
         )
         self.labels = self._labels(lf, self.logical_labels_source, _LOGICAL_LABELS)
-        lf.text(
+        self.tile_labels = lf.text(
             "x",
             "y",
             text="text",
@@ -400,20 +418,34 @@ class Figures:
         if self.offset_source.data != offset:
             self.offset_source.data = offset
         self._draw_first_frame(cols, n)
-        for renderer in self.labels:
-            size = f"{round(self.label_px[renderer.id] * self.scale)}px"
-            visible = cols.labels and not (self.concealed and renderer.id in self.position_labels)
-            if renderer.visible != visible:
-                renderer.visible = visible
-            if renderer.glyph.text_font_size != size:
-                renderer.glyph.text_font_size = size
+        cells = {}
         if not cols.summary:
             grid = cols.grid
             top = 0.9 if len(grid.shape) > 2 else 0.0
-            fit(self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale)
+            cells["logical-figure"] = fit(
+                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale
+            )
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above for the jump arcs, and below for the offset marker.
-            fit(self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale)
+            cells["buffer-figure"] = fit(
+                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale
+            )
+        self._size_labels(cols, cells)
+
+    def _size_labels(self, cols: C.Columns, cells: dict[str, float]) -> None:
+        # Each label as large as its cell allows (up to its size at this scale), or hidden.
+        for renderer in self.labels:
+            figure_name, text, px, min_cell = self.label_spec[renderer.id]
+            cell = cells.get(figure_name, 0.0)
+            font = min(px * self.scale, cell * _FONT_SHARE[text])
+            hidden = self.concealed and renderer.id in self.position_labels
+            _show(renderer, cols.labels and cell >= min_cell * self.scale and not hidden, font)
+        # Tile headers fit over their tile's width, or drop (the hover names the index).
+        texts = cols.tiles["text"]
+        if len(texts):
+            room = cells.get("logical-figure", 0.0) * cols.grid.shape[-1]
+            font = min(11 * self.scale, room / (0.62 * max(len(t) for t in texts)))
+            _show(self.tile_labels, font >= 7, font)
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
         # Frame 0, so the page shows a cursor before any script runs.
