@@ -68,13 +68,13 @@ def _figure(name: str) -> figure:
         tools="",
         min_border=4,
         outline_line_color=None,
+        x_axis_type=None,  # no axes, grids, tickers or formatters: models nobody sees
+        y_axis_type=None,
         # Canvas, not WebGL: without a GPU (software WebGL) every repaint copied the WebGL
         # canvas back, which held the traversal to ~39 paints/s at 4,096 cells; canvas
         # keeps 60 (benchmarks/bench_explorer.py).
         output_backend="canvas",
     )
-    fig.axis.visible = False
-    fig.grid.visible = False
     return fig
 
 
@@ -156,6 +156,10 @@ class Figures:
         self._build_logical()
         self._build_buffer()
         self._build_traversal()
+        for fig in (self.logical_figure, self.buffer_figure):
+            for renderer in fig.renderers:
+                # Nothing is ever selected or muted: two glyph models fewer per renderer.
+                renderer.update(nonselection_glyph=None, muted_glyph=None)
 
     # ------------------------------------------------------------------ models
 
