@@ -210,7 +210,7 @@ def summary_text(s: dict, unit: str = "elements") -> str:
         f"- the walk starts at position {s['first']:,} and stays within "
         f"{s['min']:,}..{s['max']:,}\n"
         f"- {s['distinct']:,} buffer cells are read, {s['unread']:,} are not; the most-read "
-        f"cell is read {s['max_reads']:,} times\n"
+        f"cell is read {s['max_reads']:,} time{'' if s['max_reads'] == 1 else 's'}\n"
         f"- {s['backward']:,} steps jump backwards\n"
         f"- deltas taken (adj_stride of the axis that steps): {deltas}\n"
     )

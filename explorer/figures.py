@@ -478,10 +478,10 @@ def odometer_start(cols: C.Columns) -> str:
     """The odometer before the walk moves (``traverse.mjs`` writes it from then on)."""
     n = len(cols.frames["pos"])
     if not n:
-        return '<span class="candela-odometer">no elements to walk</span>'
+        return '<span class="candela-odometer" role="status">no elements to walk</span>'
     p = int(cols.frames["pos"][0])
     return (
-        f'<span class="candela-odometer">element 1 of {n} · index '
+        f'<span class="candela-odometer" role="status">element 1 of {n} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
         f"start at the offset: position <b>{p}</b></span>"
     )

@@ -56,7 +56,7 @@ export function render(args, k, sync = true) {
     cursor_logical.data = {x: [], y: [], k: []}
     cursor_buffer.data = {x: [], y: [], pos: []}
     jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
-    odometer.text = n === 0 ? '<span class="candela-odometer">no elements to walk</span>' : odometer.text
+    odometer.text = n === 0 ? '<span class="candela-odometer" role="status">no elements to walk</span>' : odometer.text
     return
   }
   k = clamp(k, n)
@@ -106,7 +106,7 @@ export function render(args, k, sync = true) {
       `(${word}) · position ${prev} → <b>${pos}</b>`
   }
   setOdometer(odometer,
-    `<span class="candela-odometer">element ${k + 1} of ${n} · index ` +
+    `<span class="candela-odometer" role="status">element ${k + 1} of ${n} · index ` +
     `<b class="candela-odometer-index">${index}</b> · ${step}</span>`, sync)
 }
 
