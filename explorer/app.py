@@ -291,6 +291,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
+        roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []
         for root in roots:
             found += [root, *root.select(pn.widgets.Widget), *root.select(pn.pane.PaneBase)]

@@ -221,14 +221,15 @@ class Classroom:
             sizing_mode="stretch_width",
             visible=False,
         )
-        self.step_box = pn.Column(
+        #: What the step box holds once a lesson is open: built into the page only then,
+        #: so a page without a lesson sends none of its models.
+        self.step_parts = [
             self.header_pane,
             pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
             self.question_box,
             self.text_pane,
-            sizing_mode="stretch_width",
-            visible=False,
-        )
+        ]
+        self.step_box = pn.Column(sizing_mode="stretch_width", visible=False)
         return pn.Column(
             pn.pane.HTML('<div class="candela-lesson-title">Lessons</div>', stylesheets=[CSS]),
             self.lesson_select,
@@ -299,6 +300,8 @@ class Classroom:
             self.step_box.visible = False
             st.concealed = False
             return
+        if not self.step_box.objects:
+            self.step_box.objects = self.step_parts
         lesson = self._lesson
         n = st.step
         self.header_pane.object = (
