@@ -36,6 +36,7 @@ import param
 from panel.custom import JSComponent
 
 from . import lessons as L
+from .markup import lesson_html
 from .state import StateError, parse_shape
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -266,7 +267,7 @@ class Classroom:
         )
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.header_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.text_pane = pn.pane.Markdown(
+        self.text_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
             "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width"
         )
         self.question_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
@@ -431,7 +432,7 @@ class Classroom:
                 f"\n\n*This step is meant to fail: candela raises `{step.expect_error}`. "
                 "The message is under the pipeline, and the last good state stays.*"
             )
-        self.text_pane.object = text
+        self.text_pane.object = lesson_html(text)
         question = step.question
         self.question_box.visible = question is not None
         if question is not None:
