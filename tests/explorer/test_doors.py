@@ -70,3 +70,190 @@ def test_any_lesson_text_renders_to_inert_html(text):
     assert not re.search(r"<[a-z]+[^>]*\son\w+\s*=", out, re.IGNORECASE), out
     for href in re.findall(r'(?:href|src)="([^"]*)"', out):
         assert safe_url(href), out
+
+
+# --------------------------------------------------------------------------- lesson files
+
+
+def valid_lesson() -> dict:
+    return {
+        "id": "demo",
+        "title": "Demo",
+        "summary": "A lesson for the tests.",
+        "steps": [
+            {
+                "shape": [3, 4],
+                "ops": ".transpose()",
+                "text": "Transposed.",
+                "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+            },
+            {"shape": [2], "ops": "", "text": "Plain."},
+        ],
+    }
+
+
+LESSON_KEYS = [
+    "id", "title", "summary", "steps", "shape", "ops", "text", "question", "expect_error",
+    "ask", "prompt", "answer", "why", "axis", "after", "dtype", "position",
+]  # fmt: skip
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from([4400, 5000, -400]).map(lambda n: 10**n if n > 0 else -(10**-n))
+    | st.sampled_from([2**63, -(2**63) - 1])
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=20)
+    | st.sampled_from(
+        ["stride", "shape", "float32", "NonContiguousView", "", "\ud800", "x" * 30000]
+    )
+)
+JSON_LIKE = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(LESSON_KEYS) | st.text(max_size=4), inner, max_size=5)
+    ),
+    max_leaves=12,
+)
+
+
+def _containers(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _containers(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _containers(item, (*path, i))
+
+
+def _set(value, path, new):
+    if not path:
+        return new
+    target = value
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = new
+    return value
+
+
+def _assert_lesson_or_error(call):
+    from explorer.lessons import Lesson, LessonError
+
+    try:
+        result = call()
+    except LessonError as exc:
+        assert str(exc).startswith("01-demo.json"), exc
+        assert len(str(exc)) < 600 and "\n" not in str(exc), exc
+        return None
+    assert isinstance(result, Lesson)
+    return result
+
+
+@FAST
+@given(st.data())
+def test_a_lesson_with_any_field_replaced_is_loaded_or_refused_with_a_lesson_error(data):
+    from explorer.lessons import parse_lesson
+
+    lesson = valid_lesson()
+    path = data.draw(st.sampled_from(list(_containers(lesson))))
+    lesson = _set(lesson, path, data.draw(JSON_LIKE))
+    _assert_lesson_or_error(lambda: parse_lesson(lesson, "01-demo.json"))
+
+
+@FAST
+@given(JSON_LIKE)
+def test_any_json_like_value_is_a_lesson_or_a_lesson_error(value):
+    from explorer.lessons import parse_lesson
+
+    _assert_lesson_or_error(lambda: parse_lesson(value, "01-demo.json"))
+
+
+def _hostile_bytes():
+    import json
+
+    good = json.dumps(valid_lesson()).encode()
+    spliced = st.tuples(st.integers(0, len(good)), st.binary(max_size=12)).map(
+        lambda cut: good[: cut[0]] + cut[1] + good[cut[0] :]
+    )
+    deep = st.integers(1, 6000).map(lambda n: b'{"id": ' + b"[" * n + b"]" * n + b"}")
+    digits = st.integers(1, 6000).map(lambda n: good.replace(b"[3, 4]", b"[" + b"9" * n + b"]"))
+    return st.binary(max_size=200) | spliced | deep | digits
+
+
+@FAST
+@given(_hostile_bytes())
+def test_any_bytes_are_a_lesson_or_a_lesson_error(raw):
+    from explorer.lessons import parse_lesson_json
+
+    _assert_lesson_or_error(lambda: parse_lesson_json(raw, "01-demo.json"))
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda t: t.replace('"ask": "stride"', '"ask": []'), "is not one of"),
+        (lambda t: t.replace("[3, 4]", "[" + "9" * 5000 + "]"), "5,000 digits"),
+        (lambda t: t.replace('"Demo"', "[" * 5000 + "]" * 5000), "nested 5001 deep"),
+        (lambda t: t.replace('"Demo"', '"\\ud800"'), "unpaired"),
+        (lambda t: t.replace('"answer": 1', '"answer": 9223372036854775808'), "64 bits"),
+        (lambda t: t.replace('"Transposed."', '"' + "x" * 30000 + '"'), "at most 20,000"),
+        (lambda t: "\ufeff" + t, "not valid JSON"),
+    ],
+    ids=["ask list", "5000 digits", "5000 deep", "surrogate", "int64", "long text", "bom"],
+)
+def test_a_malformed_file_is_refused_naming_file_and_reason(tmp_path, edit, reason):
+    import json
+
+    from explorer.lessons import LessonError, load_lesson_file
+
+    path = tmp_path / "01-demo.json"
+    path.write_text(edit(json.dumps(valid_lesson())), encoding="utf-8")
+    with pytest.raises(LessonError) as caught:
+        load_lesson_file(path)
+    assert str(caught.value).startswith("01-demo.json: ") and reason in str(caught.value)
+
+
+def test_a_folder_a_pipe_or_a_huge_file_named_like_a_lesson_is_refused(tmp_path):
+    import os
+
+    from explorer.lessons import MAX_FILE_BYTES, LessonError, load_lesson_file
+
+    (tmp_path / "01-folder.json").mkdir()
+    os.mkfifo(tmp_path / "02-pipe.json")  # reading it would block forever
+    (tmp_path / "03-huge.json").write_bytes(b" " * (MAX_FILE_BYTES + 10))
+    for name, reason in [
+        ("01-folder.json", "not a regular file"),
+        ("02-pipe.json", "not a regular file"),
+        ("03-huge.json", "larger than"),
+    ]:
+        with pytest.raises(LessonError, match=reason):
+            load_lesson_file(tmp_path / name)
+
+
+def test_one_bad_file_is_skipped_named_and_logged_once_and_the_others_load(
+    tmp_path, monkeypatch, caplog
+):
+    import json
+
+    pytest.importorskip("panel")
+    from explorer.classroom import Classroom
+
+    good = valid_lesson()
+    (tmp_path / "01-demo.json").write_text(json.dumps(good), encoding="utf-8")
+    bad = dict(good, id="broken")
+    bad["steps"] = [dict(good["steps"][0], question=dict(good["steps"][0]["question"], ask=[]))]
+    (tmp_path / "02-broken.json").write_text(json.dumps(bad), encoding="utf-8")
+    (tmp_path / "03-deep.json").write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
+    (tmp_path / "²-odd.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("CANDELA_LESSONS", str(tmp_path))
+    caplog.set_level("WARNING", logger="explorer.lessons")
+    for _ in range(2):  # a page per student
+        lessons, problems = Classroom._read_catalogue()
+        assert [lesson.id for lesson in lessons] == ["demo"]
+        assert any("02-broken.json" in p and "ask" in p for p in problems), problems
+        assert any("03-deep.json" in p and "nested" in p for p in problems), problems
+    logged = [r.getMessage() for r in caplog.records if "02-broken.json" in r.getMessage()]
+    assert len(logged) == 1 and "\n" not in logged[0]
