@@ -257,3 +257,85 @@ def test_one_bad_file_is_skipped_named_and_logged_once_and_the_others_load(
         assert any("03-deep.json" in p and "nested" in p for p in problems), problems
     logged = [r.getMessage() for r in caplog.records if "02-broken.json" in r.getMessage()]
     assert len(logged) == 1 and "\n" not in logged[0]
+
+
+# --------------------------------------------------------------------------- shape and pipeline text
+
+SHAPE_PIECES = ["0", "1", "3", "4", "12", "-1", "+2", "²", "٣", "9" * 19, "9" * 5000, "1048577"]
+SHAPE_TEXT = st.lists(
+    st.sampled_from(SHAPE_PIECES) | st.text(max_size=3), min_size=0, max_size=70
+).map(",".join) | st.text(max_size=300)
+
+OPS_PIECES = [
+    ".view(", ".slice(s[", ".broadcast((", ".narrow(", ".transpose(", ".transpose_axes((",
+    ".rotate_axis_innermost(", ".as_contiguous(", ".__class__(", ")", "(", "]", "[", ",", ":",
+    "-", "+", "~", "not ", "s", ".", "0", "1", "2", "3", "-1", "9223372036854775807",
+    "9223372036854775808", "0x" + "f" * 20, "9" * 5000, "-" * 500, "(" * 250, "s" + "[0]" * 50,
+    "1" + "-1" * 60, "1_000", "1e400", "'x'", "lambda: 0", "**", "\x00", "\ud800",
+]  # fmt: skip
+OPS_TEXT = st.lists(st.sampled_from(OPS_PIECES), max_size=30).map("".join) | st.text(max_size=200)
+
+
+def _evaluate_or_state_error(shape, ops):
+    from explorer import columns as C
+    from explorer.state import Result, StateError, evaluate
+
+    try:
+        result = evaluate(shape, ops)
+    except StateError as exc:
+        assert str(exc) and len(str(exc)) < 3000
+        return None
+    assert isinstance(result, Result)
+    C.columns_for(result.tensor)  # what is accepted also draws
+    return result
+
+
+@FAST
+@given(SHAPE_TEXT)
+def test_any_shape_text_is_a_shape_or_a_state_error(text):
+    _evaluate_or_state_error(text, "")
+
+
+@FAST
+@given(st.sampled_from(["3,4", "2,3,4", "0", "1"]), OPS_TEXT)
+def test_any_pipeline_text_is_a_result_or_a_state_error(shape, ops):
+    _evaluate_or_state_error(shape, ops)
+
+
+@FAST
+@given(OPS_TEXT)
+def test_the_parser_raises_only_pipeline_errors(ops):
+    from explorer.pipeline import PipelineError, parse
+
+    try:
+        parse(ops)
+    except PipelineError as exc:
+        assert str(exc)
+
+
+@pytest.mark.parametrize(
+    ("shape", "ops", "words"),
+    [
+        ("3,4", ".view(" + "-" * 500 + "12)", "nests more than"),
+        ("3,4", ".view((" + "9" * 1500 + ",))", "1,500 digits"),
+        ("3,4", ".slice(s[::9223372036854775808])", "9223372036854775808 is outside the 64-bit"),
+        ("3,4", ".slice(s[::9223372036854775807])", "beyond the 64-bit"),
+        ("3,4", ".broadcast((" + "1," * 63 + "3, 4))", "rank 65"),
+        ("0", ".broadcast((9223372036854775807, 0))", "more than the 1,048,576"),
+        ("²", "", "`²` is not a whole number"),
+        ("0,1,1,1,1,1,1,9999999999999999999", "", "has 19 digits"),
+        ("9" * 5000, "", "at most 200"),
+        (",".join(["1"] * 65), "", "rank 65"),
+        ((10**5000,), "", "5,001 digits"),
+    ],
+    ids=[
+        "500 signs", "1500 digits", "int64 step", "stride overflow", "rank 65", "huge axis",
+        "superscript two", "19-digit size", "5000-digit shape", "65 axes", "huge int",
+    ],
+)  # fmt: skip
+def test_hostile_shapes_and_pipelines_are_state_errors_naming_the_value(shape, ops, words):
+    from explorer.state import StateError, evaluate
+
+    with pytest.raises(StateError) as caught:
+        evaluate(shape, ops)
+    assert words in str(caught.value)
