@@ -3,7 +3,10 @@ error and a message, in bounded time, and lesson text reaches the page as inert 
 
 from __future__ import annotations
 
+import os
 import re
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -339,3 +342,197 @@ def test_hostile_shapes_and_pipelines_are_state_errors_naming_the_value(shape, o
     with pytest.raises(StateError) as caught:
         evaluate(shape, ops)
     assert words in str(caught.value)
+
+
+# --------------------------------------------------------------------------- export paths and arguments
+
+PAGE = "<!doctype html><title>stub</title>"
+
+
+@pytest.fixture
+def quick_pages(monkeypatch):
+    """The page and the explorer stubbed: these tests are about where the page goes."""
+    pytest.importorskip("panel")
+    from candela import Layout
+    from explorer import app, export
+
+    class Stub:
+        error = None
+        layout = Layout((3, 4))
+
+        def __init__(self, **params):
+            pass
+
+    monkeypatch.setattr(export, "export_html", lambda ex, title="": PAGE)
+    monkeypatch.setattr(app, "Explorer", Stub)
+
+
+def _export(capsys, path, *more):
+    from explorer.cli import main
+
+    try:
+        code = main([f"--export={path}", "--shape", "3,4", *more])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _leftovers(folder):
+    return [p.name for p in folder.rglob("*.part")]
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("missing/page.html", "does not exist"),
+        (".", "folder"),
+        ("", "empty"),
+        ("   ", "empty"),
+        ("file.txt/page.html", "not a folder"),
+        ("x\0y.html", "NUL"),
+        ("n" * 300 + ".html", "File name too long"),
+    ],
+    ids=["missing folder", "a folder", "empty", "blank", "file as folder", "nul", "too long"],
+)
+def test_a_bad_export_path_exits_2_naming_it_in_one_line(
+    tmp_path, monkeypatch, capsys, quick_pages, name, words
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file.txt").write_text("x")
+    code, out, err = _export(capsys, name)
+    assert code == 2, (out, err)
+    assert repr(name) in err and words in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+
+
+def test_an_unwritable_path_exits_2_and_leaves_nothing(tmp_path, monkeypatch, capsys, quick_pages):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path))
+
+    target = tmp_path / "page.html"
+    target.write_text("old page")
+    if os.geteuid() == 0:  # root writes anywhere: refuse the way a read-only folder would
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    else:
+        tmp_path.chmod(0o555)
+    try:
+        code, out, err = _export(capsys, str(target))
+    finally:
+        tmp_path.chmod(0o755)
+    assert code == 2 and repr(str(target)) in err and "Permission denied" in err, err
+    assert target.read_text() == "old page" and not _leftovers(tmp_path)
+
+
+def test_a_failed_write_never_leaves_half_a_file(tmp_path, monkeypatch, capsys, quick_pages):
+    target = tmp_path / "page.html"
+    target.write_text("old page")
+
+    def disk_full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    code, out, err = _export(capsys, str(target))
+    assert code == 2 and "No space left on device" in err and repr(str(target)) in err
+    assert target.read_text() == "old page" and not _leftovers(tmp_path)
+
+
+def test_a_symlink_at_the_path_is_replaced_not_written_through(tmp_path, capsys):
+    pytest.importorskip("panel")
+    elsewhere = tmp_path / "precious.txt"
+    elsewhere.write_text("do not touch")
+    link = tmp_path / "page.html"
+    link.symlink_to(elsewhere)
+    code, out, err = _export(capsys, str(link), "--ops", ".transpose()")
+    assert code == 0, err
+    assert not link.is_symlink() and "<html" in link.read_text(encoding="utf-8").lower()
+    assert elsewhere.read_text() == "do not touch"
+    assert oct(link.stat().st_mode & 0o777) != oct(0o600)  # a normal file, not mkstemp's
+    assert not _leftovers(tmp_path)
+
+
+PATH_PIECES = ["", " ", ".", "..", "a", "page.html", "\0", "é", "-", "~", "x" * 300, "dir", "f"]
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    database=None,
+)
+@given(
+    st.lists(st.sampled_from(PATH_PIECES), max_size=4).map("".join)
+    | st.text(st.characters(blacklist_characters="/"), max_size=40)
+    | st.sampled_from(["dir/", "dir/x.html", "f/x.html", "nope/x.html", "link", "dirlink"])
+)
+def test_any_export_path_is_written_or_refused_with_exit_2(capsys, quick_pages, path):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "dir").mkdir()
+        (root / "f").write_text("file")
+        (root / "link").symlink_to(root / "f")
+        (root / "dirlink").symlink_to(root / "dir")
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            started = time.monotonic()
+            code, out, err = _export(capsys, path)
+        finally:
+            os.chdir(before)
+        assert time.monotonic() - started < 30
+        assert code in (0, 2), (code, err)
+        if code == 0:
+            assert (root / path).read_text() == PAGE and not (root / path).is_symlink()
+        else:
+            assert len(err.strip().splitlines()) == 1 and repr(path) in err, err
+        if path != "f":  # a symlink to it is replaced, never written through
+            assert (root / "f").read_text() == "file"
+        assert not _leftovers(root)
+
+
+ARG_PIECES = [
+    "--port", "--address", "--allow-origin", "--num-procs", "--shape", "--ops", "--no-browser",
+    "--bogus", "0", "5006", "65536", "-1", "127.0.0.1", "localhost", "0.0.0.0", "::1", "",
+    "999.1.1.1", "\0", "*", "http://a.example:1", "javascript:x", "a" * 300, "9" * 5000, "²",
+]  # fmt: skip
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    database=None,
+)
+@given(st.lists(st.sampled_from(ARG_PIECES) | st.text(max_size=12), max_size=8))
+def test_any_arguments_are_served_or_refused_in_one_line(monkeypatch, capsys, argv):
+    from explorer import cli
+
+    seen = []
+    safe = {"127.0.0.1", "localhost", "0.0.0.0", "::1", ""}
+    real_resolve = cli.resolve_port
+
+    def resolve(address, port):  # no name lookups from a test: only addresses known here
+        if address not in safe:
+            raise OSError(f"not looked up in tests: {address!r}")
+        return real_resolve(address, port)
+
+    monkeypatch.setattr(cli, "resolve_port", resolve)
+    monkeypatch.setattr(cli, "serve", lambda args, kwargs: seen.append(kwargs) or 0)
+    monkeypatch.setattr(cli, "export", lambda args: 0)
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse: --help, or a bad argument
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code in (0, 2), (argv, code, err)
+    assert "Traceback" not in err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, err
+    for kwargs in seen:
+        assert "*" not in kwargs["websocket_origin"] or "*" in argv
+        assert 0 < kwargs["port"] <= 65535
