@@ -1,91 +1,34 @@
-"""The classroom panel of the explorer: lessons, predict-then-reveal, presenter mode, keys.
+"""The classroom panel of the explorer: lessons, predict-then-reveal, the presenter switch.
 
-An :class:`~explorer.app.Explorer` owns one :class:`Classroom`, which fills the
-page's ``lesson_area``: a lesson picker, the current step's text (markdown), its
-question with an answer box and a check button, previous / next step buttons, a
-presenter-mode switch and a line of keyboard help. The state lives in three
-parameters of the Explorer, each also a key of the page's URL:
+A :class:`Classroom` works on an :class:`~explorer.state.ExplorerState` through
+its public parameters only: ``lesson`` (a lesson id, ``""`` for none), ``step``
+(counted from 1) and ``presenter``, and the ``shape`` and ``ops`` a step
+shows. Its ``panel`` is the lesson list, the step's text (rendered as safe
+Markdown), its question with an answer box and a check button, previous /
+next step buttons and the presenter switch.
 
-- ``lesson``: a lesson id (``transpose``), ``""`` for none;
-- ``step``: the step of that lesson, **counted from 1** (``step=1`` is the first);
-- ``presenter``: large type and cells for a projector.
-
-Showing a step sets the Explorer's ``shape`` and ``ops`` to the step's, so a step
-that expects an error shows the pipeline's message in ``candela-error`` and the
-last good state stays. A step with a question hides the fields (they would give
-the answer away) until the student's answer is graded by
-:func:`explorer.lessons.grade` against the step's layout; the verdict and its
-reason go in ``candela-verdict`` and the traversal then plays: the reveal. A bad
-lesson id or step shows a message in ``candela-lesson-message`` and falls back
-(no lesson, or the first step), never a blank page.
-
-The keys run in the browser (``keys.mjs``, through a Panel ``JSComponent``): the
-arrows and space press the traversal's own buttons; ``n`` and ``p`` send a
-message here, which moves the step.
+Showing a step sets the state's ``shape`` and ``ops`` to the step's; a step
+meant to fail first shows the pipeline up to the failing step, so the last
+good state on screen is the one the text talks about. A step with a question
+sets ``concealed`` until the answer is graded, so the page hides what would
+give it away; the verdict goes in ``candela-verdict`` and the traversal then
+plays: the reveal. A bad lesson id or step shows a message in
+``candela-lesson-message`` and falls back (no lesson, or the first step),
+never a blank page.
 """
 
 from __future__ import annotations
 
 import html
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, quote
+from collections.abc import Callable
 
 import panel as pn
-import param
-from panel.custom import JSComponent
 
 from . import lessons as L
 from .markup import lesson_html
-from .state import StateError, parse_shape
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .app import Explorer
-
-KEYS_JS = Path(__file__).with_name("keys.mjs")
-
-#: How much bigger the plot cells and their labels are drawn in presenter mode.
-PRESENTER_SCALE = 1.6
-#: The lesson panel's width, normally and in presenter mode.
-PANEL_WIDTH = 340
-PRESENTER_PANEL_WIDTH = 480
-
-# Okabe-Ito blue and vermillion; the verdict also says "Right" or "Not quite" and
-# carries a mark, so colour is never the only sign.
-RIGHT_COLOR = "#0072B2"
-WRONG_COLOR = "#D55E00"
-
-CSS = f"""
-:host {{ font-family: system-ui, sans-serif; }}
-.candela-lesson-step {{ font-size: 13px; color: #444; }}
-.candela-lesson-title {{ font-size: 16px; font-weight: 700; }}
-.candela-lesson-message {{ color: #8a4b00; font-size: 13px; white-space: pre-wrap; }}
-.candela-question {{ font-weight: 600; font-size: 14px; }}
-.candela-verdict {{ font-size: 14px; min-height: 1.2em; white-space: pre-wrap; }}
-.candela-verdict-right {{ color: {RIGHT_COLOR}; }}
-.candela-verdict-wrong {{ color: {WRONG_COLOR}; }}
-.candela-verdict-unread {{ color: #555; }}
-.candela-worked {{ font-family: ui-monospace, monospace; font-size: 12.5px; color: #333;
-  margin-top: 4px; }}
-.candela-expect-error {{ font-size: 13px; color: #333; }}
-.candela-keys {{ font-size: 12px; color: #444; }}
-kbd {{ border: 1px solid #999; border-radius: 3px; padding: 0 4px; font-size: 90%;
-  background: #f6f6f6; }}
-"""
-
-#: Added to every pane and widget of the page in presenter mode.
-PRESENTER_CSS = """
-:host { font-size: 22px !important; }
-input, select, textarea, button, .bk-btn, label, .bk-input { font-size: 22px !important; }
-input, select, .bk-input { min-height: 44px; }
-.candela-fields table, .candela-fields code { font-size: 24px !important; }
-.candela-adj-stride-work, .candela-reason, .candela-worked, .candela-steps div,
-.candela-legend, .candela-keys, .candela-lesson-step, .candela-lesson-message,
-.candela-expect-error { font-size: 18px !important; }
-.candela-heading, .candela-question, .candela-verdict, .candela-error,
-.candela-odometer { font-size: 22px !important; }
-.candela-lesson-title { font-size: 26px !important; }
-"""
+from .pipeline import PipelineError, format_pipeline, parse
+from .state import ExplorerState
+from .style import CSS
 
 HELP = (
     "Lessons open from a link: `?lesson=transpose&step=2` (steps count from 1; "
@@ -93,86 +36,22 @@ HELP = (
 )
 
 
-# --------------------------------------------------------------------------- URL
-
-
-def read_query(search: str) -> dict[str, str]:
-    """The classroom's keys of a query string, as text: ``lesson``, ``step``, ``presenter``.
-
-    >>> read_query("?shape=3,4&lesson=transpose&step=2&presenter=true")
-    {'lesson': 'transpose', 'step': '2', 'presenter': 'true'}
-    """
-    query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
-    return {k: query[k][0] for k in ("lesson", "step", "presenter") if k in query}
-
-
-def read_flag(text: str) -> bool | None:
-    """``true``/``1``/``yes``/``on`` or ``false``/``0``/``no``/``off``; ``None`` for other text."""
-    word = text.strip().lower()
-    if word in ("true", "1", "yes", "on", ""):
-        return True
-    if word in ("false", "0", "no", "off"):
-        return False
-    return None
-
-
-# --------------------------------------------------------------------------- keys
-
-
-class Keys(JSComponent):
-    """The page's keyboard (see ``keys.mjs``), and the keyboard help it shows.
-
-    ``on_key`` is called with ``"next"`` or ``"previous"`` when the student
-    presses ``n`` or ``p``; raising ``play_count`` plays the traversal.
-    """
-
-    play_count = param.Integer(default=0, doc="Raised by the server to play the traversal.")
-    follow_history = param.Boolean(
-        default=False, doc="Reload on the back and forward buttons (only when served)."
-    )
-
-    _esm = KEYS_JS
-
-    def __init__(self, on_key=None, **params: Any) -> None:
-        params.setdefault("stylesheets", [CSS])
-        params.setdefault("css_classes", ["candela-keys-help"])
-        super().__init__(**params)
-        self._on_key = on_key
-
-    def _handle_msg(self, msg: Any) -> None:
-        key = msg.get("key") if isinstance(msg, dict) else None
-        if key in ("next", "previous") and self._on_key is not None:
-            self._on_key(key)
-
-
-# --------------------------------------------------------------------------- the panel
-
-
 class Classroom:
-    """The lesson panel of one Explorer; it reads and writes ``lesson``, ``step``, ``presenter``."""
+    """The lesson panel over one state; it reads and writes ``lesson``, ``step``, ``shape``, ``ops``."""
 
-    def __init__(self, explorer: Explorer) -> None:
-        self.ex = explorer
-        self._busy = False
+    def __init__(self, state: ExplorerState, on_reveal: Callable[[], None] | None = None) -> None:
+        self.state = state
+        self.on_reveal = on_reveal
         self._lesson: L.Lesson | None = None
         self._answered: tuple[str, int, str] | None = None
         self.verdict: L.Verdict | None = None
-        self._catalogue, problems = self._read_catalogue()
+        self.catalogue, self.problems = read_catalogue()
         self._build_widgets()
         self.panel = self._build_panel()
-        message = "\n".join(problems)
-        search = self._served_search()
-        if search is not None:
-            message = "\n".join(filter(None, [message, self._read_url(search)]))
-        self._show_lesson(message=message)
-        self._apply_presenter()
-        ex = self.ex
-        ex.param.watch(self._on_lesson_params, ["lesson", "step"])
-        ex.param.watch(self._on_presenter, ["presenter"])
-        # After the Explorer has redrawn (its own watcher has the default precedence 0).
-        if search is not None:
-            pn.state.location.param.watch(self._on_url_change, "search")
-            self.keys.follow_history = True
+        self._message_text: str | None = None
+        self._carried: list[str] = []  # a fallback's message, shown once the fallback is on
+        state.param.watch(self._show_lesson, ["lesson", "step"])
+        self._show_lesson()
 
     # ------------------------------------------------------------------ public
 
@@ -186,128 +65,150 @@ class Classroom:
         """The lesson step on show, or ``None``."""
         if self._lesson is None:
             return None
-        return self._lesson.steps[self.ex.step - 1]
+        return self._lesson.steps[self.state.step - 1]
+
+    @property
+    def message(self) -> str | None:
+        """The lesson panel's message (a bad lesson id or step, a skipped file), if any."""
+        return self._message_text
 
     def next(self) -> None:
         """Go to the next step of the lesson (no-op at the last)."""
-        if self._lesson is not None and self.ex.step < len(self._lesson.steps):
-            self.ex.step += 1
+        if self._lesson is not None and self.state.step < len(self._lesson.steps):
+            self.state.step += 1
 
     def previous(self) -> None:
         """Go to the previous step of the lesson (no-op at the first)."""
-        if self._lesson is not None and self.ex.step > 1:
-            self.ex.step -= 1
+        if self._lesson is not None and self.state.step > 1:
+            self.state.step -= 1
+
+    def on_key(self, key: str) -> None:
+        """``n`` and ``p`` from the keyboard."""
+        if key == "next":
+            self.next()
+        elif key == "previous":
+            self.previous()
+
+    def at_step(self) -> bool:
+        """True when the state shows the lesson step unchanged (its shape and pipeline)."""
+        step = self.current_step
+        return step is not None and self.state.shows(step.shape, step.ops)
 
     def check(self, typed: str | None = None) -> L.Verdict | None:
-        """Grade an answer (default: the answer box) to the step's question, then reveal.
+        """Grade an answer (default: the answer box) to the step's question or challenge.
 
-        The step's own state is put back first if the student has changed it, so
-        the verdict and the animation are about the layout the question means.
+        Right: the verdict, the step's reveal text, the fields, and the traversal
+        plays. Wrong: a hint that never holds the right value, another try, and
+        "show me". The step's own state is put back first if the student has
+        changed it, so the verdict is about the layout the question means.
         """
         step = self.current_step
-        if step is None or step.question is None:
+        if step is None or (step.question is None and step.challenge is None):
             return None
         text = self.answer_input.value_input if typed is None else typed
         text = text or ""
-        key = (text, self.ex.step, self.ex.lesson)
+        st = self.state
+        key = (text, st.step, st.lesson)
         if key == self._answered and self.verdict is not None:
             return self.verdict  # Enter and a click on "check" for one answer
-        if not self._at_step(step):
-            self.ex.param.update(shape=step.shape, ops=step.ops)
-        verdict = L.grade(step.question, self.ex.layout, text)
+        if not self.at_step():
+            st.param.update(shape=step.shape, ops=step.ops)
+        if step.challenge is not None:
+            verdict = L.grade_challenge(step, text)
+        else:
+            verdict = L.grade(step.question, st.layout, text)
         self._answered = key
-        self.verdict = verdict
-        self._show_verdict(verdict)
-        if verdict.readable:
-            self.ex.fields_pane.visible = True
-            self.keys.play_count += 1  # the reveal
+        self._settle(step, verdict)
+        if verdict.correct and step.challenge is not None:
+            st.ops = step.ops + L.clean_pipeline(text)  # show where the student's chain leads
         return verdict
 
-    def open_query(self, search: str) -> str | None:
-        """Open the lesson a query string names (as a link would); returns any message."""
-        self._busy = True
-        try:
-            message = self._read_url(search)
-        finally:
-            self._busy = False
-        self._show_lesson(message=message)
-        self._apply_presenter()
-        return self._message_text
-
-    def url_search(self, base: str) -> str:
-        """The page's query string: ``base`` (shape and ops) plus the classroom's keys.
-
-        On an unchanged lesson step the link is just ``?lesson=ID&step=N``, the
-        form a teacher hands out; once the student changes the state, the shape
-        and ops come first so a reload restores them.
-        """
-        ex = self.ex
-        extra = "&presenter=true" if ex.presenter else ""
+    def show_me(self) -> L.Verdict | None:
+        """Reveal the answer (or a challenge's solution) without grading a try."""
         step = self.current_step
-        if step is None:
-            return base + extra
-        keys = f"lesson={quote(ex.lesson)}&step={ex.step}{extra}"
-        if self._at_step(step):
-            return "?" + keys
-        return f"{base}&{keys}"
+        if step is None or (step.question is None and step.challenge is None):
+            return None
+        if not self.at_step():
+            self.state.param.update(shape=step.shape, ops=step.ops)
+        if step.challenge is not None:
+            verdict = L.show_solution(step)
+        else:
+            verdict = L.show_me(step.question, self.state.layout)
+        self._settle(step, verdict)
+        if step.challenge is not None:
+            self.state.ops = step.ops + step.challenge.solution.strip()
+        return verdict
+
+    def _settle(self, step: L.Step, verdict: L.Verdict) -> None:
+        self.verdict = verdict
+        self._show_verdict(verdict)
+        done = verdict.correct or verdict.revealed
+        self.show_me_button.visible = not done and verdict.readable
+        if done:
+            self.reveal_pane.object = lesson_html(step.reveal)
+            self.reveal_pane.visible = bool(step.reveal)
+            self.state.concealed = False
+            if self.on_reveal is not None:
+                self.on_reveal()  # the page plays the traversal
 
     # ------------------------------------------------------------------ widgets
 
     def _build_widgets(self) -> None:
         options = {"(no lesson: explore freely)": ""}
         options.update(
-            {f"{n}. {lesson.title}": lesson.id for n, lesson in enumerate(self._catalogue, 1)}
+            {f"{n}. {lesson.title}": lesson.id for n, lesson in enumerate(self.catalogue, 1)}
         )
         self.lesson_select = pn.widgets.Select(
-            label="lesson",
-            options=options,
-            value="",
-            css_classes=["candela-lesson-select"],
+            name="lesson", options=options, value="", css_classes=["candela-lesson-select"],
             sizing_mode="stretch_width",
-        )
+        )  # fmt: skip
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.header_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.text_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
-            "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width"
-        )
+            "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width",
+            stylesheets=[CSS],
+        )  # fmt: skip
         self.question_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
-            label="your answer (press Enter to check)",
-            placeholder="e.g. -7 or (4, 3)",
-            css_classes=["candela-answer"],
-            sizing_mode="stretch_width",
-        )
+            name="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
+            css_classes=["candela-answer"], sizing_mode="stretch_width", min_width=120,
+        )  # fmt: skip
         self.check_button = pn.widgets.Button(
-            label="check", color="primary", css_classes=["candela-check"], width=100, align="end"
-        )
+            name="check", button_type="primary", css_classes=["candela-check"], width=80,
+            align="end",
+        )  # fmt: skip
         self.verdict_pane = pn.pane.HTML(
             '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
         )
+        self.show_me_button = pn.widgets.Button(
+            name="show me", css_classes=["candela-show-me"], width=90, visible=False
+        )
+        self.reveal_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
+            "",
+            css_classes=["candela-reveal"],
+            sizing_mode="stretch_width",
+            stylesheets=[CSS],
+            visible=False,
+        )
         self.prev_button = pn.widgets.Button(
-            label="◀ previous step", css_classes=["candela-prev"], sizing_mode="stretch_width"
+            name="◀ previous", css_classes=["candela-prev"], sizing_mode="stretch_width"
         )
         self.next_button = pn.widgets.Button(
-            label="next step ▶",
-            css_classes=["candela-next"],
-            color="primary",
+            name="next ▶", css_classes=["candela-next"], button_type="primary",
             sizing_mode="stretch_width",
-        )
+        )  # fmt: skip
         self.presenter_toggle = pn.widgets.Checkbox.from_param(
-            self.ex.param.presenter,
-            label="presenter mode (large type)",
+            self.state.param.presenter, name="presenter mode (large type)",
             css_classes=["candela-presenter-toggle"],
-        )
+        )  # fmt: skip
         self.help_pane = pn.pane.Markdown(
-            HELP,
-            css_classes=["candela-lesson-help"],
-            sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "#444"},
-        )
-        self.keys = Keys(on_key=self._on_key, sizing_mode="stretch_width")
-
+            HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
+            styles={"font-size": "12px", "color": "#444"}, stylesheets=[CSS],
+        )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")
         self.check_button.on_click(lambda e: self.check())
+        self.show_me_button.on_click(lambda e: self.show_me())
         self.prev_button.on_click(lambda e: self.previous())
         self.next_button.on_click(lambda e: self.next())
 
@@ -316,14 +217,16 @@ class Classroom:
             self.question_pane,
             pn.Row(self.answer_input, self.check_button, sizing_mode="stretch_width"),
             self.verdict_pane,
+            self.show_me_button,
+            self.reveal_pane,
             sizing_mode="stretch_width",
             visible=False,
         )
         self.step_box = pn.Column(
             self.header_pane,
-            self.text_pane,
-            self.question_box,
             pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
+            self.question_box,
+            self.text_pane,
             sizing_mode="stretch_width",
             visible=False,
         )
@@ -333,7 +236,6 @@ class Classroom:
             self.message_pane,
             self.step_box,
             self.presenter_toggle,
-            self.keys,
             self.help_pane,
             css_classes=["candela-classroom"],
             sizing_mode="stretch_width",
@@ -341,87 +243,65 @@ class Classroom:
 
     # ------------------------------------------------------------------ lessons
 
-    @staticmethod
-    def _read_catalogue() -> tuple[list[L.Lesson], list[str]]:
-        # A broken lesson file is reported, not fatal: the others stay usable.
-        lessons, problems = [], []
-        for path in L.lesson_files():
-            try:
-                lessons.append(L.load_lesson_file(path))
-            except L.LessonError as exc:
-                problems.append(f"lesson file skipped: {exc}")
-        return lessons, problems
-
     def _find(self, lesson_id: str) -> L.Lesson:
-        for lesson in self._catalogue:
+        for lesson in self.catalogue:
             if lesson.id == lesson_id:
                 return lesson
-        raise L.LessonNotFound(lesson_id, [lesson.id for lesson in self._catalogue])
+        raise L.LessonNotFound(lesson_id, [lesson.id for lesson in self.catalogue])
 
     def _on_select(self, event) -> None:
-        if self._busy or event.new == self.ex.lesson:
-            return
-        self.ex.param.update(lesson=event.new, step=1)
+        if event.new != self.state.lesson:
+            self.state.param.update(lesson=event.new, step=1)
 
-    def _on_key(self, key: str) -> None:
-        if key == "next":
-            self.next()
-        elif key == "previous":
-            self.previous()
-
-    def _on_lesson_params(self, *events) -> None:
-        if self._busy:
-            return
-        self._show_lesson()
-
-    def _show_lesson(self, message: str = "") -> None:
+    def _show_lesson(self, *events) -> None:
         """Validate ``lesson`` and ``step``, fall back with a message if bad, show the step."""
-        ex = self.ex
-        messages = [message] if message else []
+        st = self.state
+        messages = list(self.problems)
         lesson = None
-        step = ex.step
-        if ex.lesson:
+        if st.lesson:
             try:
-                lesson = self._find(ex.lesson)
+                lesson = self._find(st.lesson)
             except L.LessonNotFound as exc:
                 messages.append(f"{exc}. Pick one from the list.")
-        if lesson is not None and not (isinstance(step, int) and 1 <= step <= len(lesson.steps)):
+        step = st.step
+        if lesson is not None and not 1 <= step <= len(lesson.steps):
             messages.append(
-                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, "
-                f"not {step}; showing step 1"
+                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {step}; "
+                "showing step 1"
             )
             step = 1
-        self._busy = True
-        try:
-            ex.param.update(lesson=lesson.id if lesson else "", step=step if lesson else 1)
-            self.lesson_select.value = ex.lesson
-        finally:
-            self._busy = False
-        self._lesson = lesson
+        wanted = {"lesson": lesson.id if lesson else "", "step": step if lesson else 1}
+        if (st.lesson, st.step) != (wanted["lesson"], wanted["step"]):
+            self._carried = messages[len(self.problems) :]
+            st.param.update(**wanted)  # shows the step through the watcher
+            return
+        messages += self._carried
+        self._carried = []
         self._show_message("\n".join(messages))
+        self.lesson_select.value = st.lesson
+        self._lesson = lesson
         self._show_step()
-        ex._sync_url_out()
 
     def _show_message(self, text: str) -> None:
         self._message_text = text or None
         body = html.escape(text)
         self.message_pane.object = f'<div class="candela-lesson-message">{body}</div>'
 
-    _message_text: str | None = None
-
     def _show_step(self) -> None:
-        ex = self.ex
+        st = self.state
         step = self.current_step
         self.verdict = None
         self._answered = None
         self.verdict_pane.object = '<div class="candela-verdict"></div>'
+        self.show_me_button.visible = False
+        self.reveal_pane.param.update(object="", visible=False)
         self.answer_input.param.update(value="", value_input="")
         if step is None:
             self.step_box.visible = False
-            ex.fields_pane.visible = True
+            st.concealed = False
             return
         lesson = self._lesson
-        n = ex.step
+        n = st.step
         self.header_pane.object = (
             f'<div class="candela-lesson-title">{html.escape(lesson.title)}</div>'
             f'<div class="candela-lesson-step">step {n} of {len(lesson.steps)}</div>'
@@ -433,35 +313,42 @@ class Classroom:
                 "The message is under the pipeline, and the last good state stays.*"
             )
         self.text_pane.object = lesson_html(text)
-        question = step.question
-        self.question_box.visible = question is not None
+        question, challenge = step.question, step.challenge
+        asks = question is not None or challenge is not None
+        self.question_box.visible = asks
         if question is not None:
             self.question_pane.object = (
                 f'<div class="candela-question">{html.escape(question.prompt)}</div>'
             )
+            self.answer_input.placeholder = "e.g. -7 or (4, 3)"
+        elif challenge is not None:
+            self.question_pane.object = (
+                f'<div class="candela-question">{html.escape(challenge.prompt)}</div>'
+                '<div class="candela-target">target: '
+                f"{html.escape(L.describe_target(challenge.target))}</div>"
+            )
+            self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(lesson.steps)
         self.step_box.visible = True
-        # The fields would give the answer away: hidden until it is graded.
-        ex.fields_pane.visible = question is None
-        if self._at_step(step) and ex.error is not None:
-            ex.param.trigger("ops")  # re-run, so a stale message does not stay
-        else:
-            ex.param.update(shape=step.shape, ops=step.ops)
-
-    def _at_step(self, step: L.Step) -> bool:
-        ex = self.ex
-        try:
-            shape = parse_shape(ex.shape)
-        except StateError:
-            return False
-        return ex.start is None and shape == step.shape and ex.ops == step.ops
+        # What would give the answer away stays hidden until it is graded.
+        st.concealed = asks
+        if step.expect_error and not self.at_step():
+            # First the pipeline up to the failing step: the last good state the text means.
+            try:
+                good = format_pipeline(parse(step.ops)[:-1])
+            except PipelineError:
+                good = ""
+            st.param.update(shape=step.shape, ops=good)
+        st.param.update(shape=step.shape, ops=step.ops)
 
     def _show_verdict(self, verdict: L.Verdict) -> None:
         if not verdict.readable:
             kind, mark = "unread", ""
         elif verdict.correct:
             kind, mark = "right", "✓ "
+        elif verdict.revealed:
+            kind, mark = "shown", "→ "
         else:
             kind, mark = "wrong", "✗ "
         worked = (
@@ -474,83 +361,13 @@ class Classroom:
             f"{mark}{html.escape(verdict.message)}{worked}</div>"
         )
 
-    # ------------------------------------------------------------------ URL
 
-    @staticmethod
-    def _served_search() -> str | None:
-        loc = pn.state.location
-        if loc is None or pn.state.curdoc is None or pn.state.curdoc.session_context is None:
-            return None
-        return loc.search or ""
-
-    def _read_url(self, search: str) -> str:
-        """Set ``lesson``, ``step`` and ``presenter`` from a query; a message for bad values."""
-        query = read_query(search)
-        messages = []
-        updates: dict[str, Any] = {}
-        if "lesson" in query:
-            updates["lesson"] = query["lesson"].strip()
-            updates["step"] = 1
-        if "step" in query:
-            text = query["step"].strip()
-            if text.lstrip("-").isdigit():
-                updates["step"] = int(text)
-            else:
-                messages.append(
-                    f"in the URL: step {text!r} is not a number "
-                    "(steps count from 1); showing step 1"
-                )
-        if "presenter" in query:
-            flag = read_flag(query["presenter"])
-            if flag is None:
-                messages.append(
-                    f"in the URL: presenter {query['presenter']!r} is not true or false"
-                )
-            else:
-                updates["presenter"] = flag
-        if updates:
-            self.ex.param.update(**updates)
-        return "\n".join(messages)
-
-    def _on_url_change(self, event) -> None:
-        # The back and forward buttons: follow a lesson or step that changed.
-        if self._busy or getattr(self.ex, "_quiet", False):
-            return
-        query = read_query(event.new)
-        lesson = query.get("lesson", "")
-        step = query.get("step", "1")
-        if lesson and (lesson, step) != (self.ex.lesson, str(self.ex.step)):
-            self.open_query(event.new)
-
-    # ------------------------------------------------------------------ presenter mode
-
-    def _on_presenter(self, event) -> None:
-        self._apply_presenter()
-        self.ex._sync_url_out()  # the link keeps presenter=true, so a reload keeps the mode
-
-    def _apply_presenter(self) -> None:
-        ex = self.ex
-        on = bool(ex.presenter)
-        root = ex.__panel__()
-        classes = [c for c in root.css_classes if c != "candela-presenter"]
-        root.css_classes = classes + (["candela-presenter"] if on else [])
-        for obj in self._styled_objects():
-            sheets = [s for s in obj.stylesheets if s != PRESENTER_CSS]
-            obj.stylesheets = sheets + ([PRESENTER_CSS] if on else [])
-        ex.lesson_area.width = PRESENTER_PANEL_WIDTH if on else PANEL_WIDTH
-        for part in ex.editing_parts:
-            part.visible = not on
-        ex.set_cell_scale(PRESENTER_SCALE if on else 1.0)
-
-    def _styled_objects(self) -> list[Any]:
-        root = self.ex.__panel__()
-        found = []
-        for layout in (root, self.panel):  # the panel may not be in the page yet
-            found += list(layout.select(pn.widgets.Widget)) + list(layout.select(pn.pane.PaneBase))
-        found += [w for ws in self.ex.arg_widgets.values() for w in ws]
-        seen, unique = set(), []
-        for obj in found:
-            if id(obj) not in seen and hasattr(obj, "stylesheets"):
-                seen.add(id(obj))
-                unique.append(obj)
-        return unique
+def read_catalogue() -> tuple[list[L.Lesson], list[str]]:
+    """Every lesson that loads, and a message for each file that does not."""
+    lessons, problems = [], []
+    for path in L.lesson_files():
+        try:
+            lessons.append(L.load_lesson_file(path))
+        except L.LessonError as exc:
+            problems.append(f"lesson file skipped: {exc}")
+    return lessons, problems

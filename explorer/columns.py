@@ -26,6 +26,7 @@ CURSOR = "#E69F00"  # orange: the current cell of the traversal
 FORWARD = "#0072B2"  # blue: a jump forward through the buffer
 BACKWARD = "#D55E00"  # vermillion: a jump backward
 OFFSET = "#CC79A7"  # reddish purple: the offset marker
+OFFSET_TEXT = "#8E3B6E"  # the same hue, dark enough for text on white (4.5:1)
 
 #: Rows of a wrapped buffer lie this many cell heights apart: the gap holds the offset
 #: marker and keeps the jump arcs of one row clear of the row above.

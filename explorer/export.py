@@ -31,29 +31,7 @@ EXPORT_NOTE = (
 )
 
 
-def _legend_html() -> str:
-    from . import columns as C
-
-    marks = [
-        (C.CURSOR, "current element"),
-        (C.FORWARD, "forward jump"),
-        (C.BACKWARD, "backward jump"),
-        (C.OFFSET, "offset"),
-        (C.HOVER, "hover link"),
-        (C.GREY, "not read"),
-    ]
-    return (
-        '<div class="candela-legend">'
-        + "".join(
-            f'<span style="display:inline-block;width:10px;height:10px;background:{color};'
-            f'margin:0 3px 0 10px;border-radius:2px"></span>{text}'
-            for color, text in marks
-        )
-        + "</div>"
-    )
-
-
-def steps_html(result) -> str:
+def steps_html(result, unit: str = "elements") -> str:
     """Every step of the pipeline with the layout before and after it (static text)."""
     from .fields import layout_line
     from .pipeline import format_step
@@ -61,7 +39,7 @@ def steps_html(result) -> str:
     if not result.steps:
         return (
             '<div class="candela-steps"><div>no steps: the starting layout '
-            f"{html.escape(layout_line(result.states[0].layout))}</div></div>"
+            f"{html.escape(layout_line(result.states[0].layout, unit))}</div></div>"
         )
     rows = []
     for i, step in enumerate(result.steps, 1):
@@ -69,80 +47,69 @@ def steps_html(result) -> str:
         rows.append(
             f'<div class="candela-step-text">{i}. {html.escape(format_step(step))}</div>'
             f'<div class="candela-step-before">&nbsp;&nbsp;before: '
-            f"{html.escape(layout_line(before))}</div>"
+            f"{html.escape(layout_line(before, unit))}</div>"
             f'<div class="candela-step-after">&nbsp;&nbsp;after:&nbsp; '
-            f"{html.escape(layout_line(after))}</div>"
+            f"{html.escape(layout_line(after, unit))}</div>"
         )
     return '<div class="candela-steps">' + "".join(rows) + "</div>"
 
 
-def static_view(ex):
-    """The parts of ``ex``'s page that work without Python, as one Panel layout.
+def static_view(st):
+    """The parts of a state's page that work without Python, as one Panel layout.
 
-    The shape box, the pipeline box and the op buttons need Python to evaluate
-    a new state, so the page states them as text instead.
+    ``st`` is any :class:`~explorer.state.ExplorerState` (an ``Explorer`` too):
+    the page is drawn from its last good result, with figures of its own. The
+    shape box, the pipeline box and the op buttons need Python to evaluate a
+    new state, so the page states them as text instead.
     """
     import panel as pn
 
-    from .app import CSS
-    from .fields import layout_line
+    from .app import summary_text
+    from .fields import fields_html, layout_line
+    from .figures import Figures
     from .state import shape_text
+    from .style import CSS, legend_html, title_html
 
-    result = ex.result
-    start = "Tensor.arange" if ex.start is None else "a given tensor of shape"
+    result, cols = st.result, st.columns
+    start = "Tensor.arange" if st.start is None else "a given tensor of shape"
     state = (
         f'<div class="candela-export-state">{start} ({html.escape(shape_text(result.shape))})'
         f'<code class="candela-export-ops">{html.escape(result.ops)}</code> → '
-        f"{html.escape(layout_line(result.layout))}</div>"
+        f"{html.escape(layout_line(result.layout, st.unit))}</div>"
     )
-    title = pn.pane.HTML(
-        '<div style="font-size:22px;font-weight:700">Candela Explorer '
-        '<span style="font-weight:400;font-size:14px;color:#555">— how a tensor\'s '
-        "elements sit in memory</span></div>"
-        f'<div class="candela-legend">{html.escape(EXPORT_NOTE)}</div>' + state,
-        stylesheets=[CSS],
-        sizing_mode="stretch_width",
-    )
+    note = f'<div class="candela-legend">{html.escape(EXPORT_NOTE)}</div>' + state
+    title = pn.pane.HTML(title_html(note), stylesheets=[CSS], sizing_mode="stretch_width")
     heading = '<div class="candela-heading">{}</div>'
+    fields = fields_html(result.layout, st.unit, copied=result.copied)
     info = pn.Column(
         pn.pane.HTML(heading.format("fields"), stylesheets=[CSS]),
-        ex.fields_pane,
+        pn.pane.HTML(fields, stylesheets=[CSS], sizing_mode="stretch_width"),
         pn.pane.HTML(heading.format("the pipeline, step by step"), stylesheets=[CSS]),
-        pn.pane.HTML(steps_html(result), stylesheets=[CSS], sizing_mode="stretch_width"),
-        width=560,
+        pn.pane.HTML(steps_html(result, st.unit), stylesheets=[CSS], sizing_mode="stretch_width"),
+        width=470,
     )
-    views = pn.Column(
-        ex.logical_heading,
-        pn.pane.Bokeh(ex.logical_figure),
-        ex.buffer_heading,
-        pn.pane.Bokeh(ex.buffer_figure),
-        pn.pane.HTML(_legend_html(), stylesheets=[CSS]),
-        pn.pane.Bokeh(ex.traversal),
-        ex.summary_pane,
+    if cols.summary:  # too large to draw cell by cell: the numbers only
+        views = pn.pane.Markdown(summary_text(cols.summary, st.unit), width=600)
+    else:
+        figures = Figures()
+        figures.render(cols, result.layout, st.unit)
+        views = pn.Column(
+            pn.pane.HTML(heading.format("logical grid"), stylesheets=[CSS]),
+            pn.pane.Bokeh(figures.logical_figure),
+            pn.pane.HTML(heading.format("memory buffer"), stylesheets=[CSS]),
+            pn.pane.Bokeh(figures.buffer_figure),
+            pn.pane.HTML(legend_html(), stylesheets=[CSS]),
+            pn.pane.Bokeh(figures.traversal),
+        )
+    return pn.Column(
+        title,
+        pn.FlexBox(info, views, flex_wrap="wrap", gap="8px 16px"),
+        css_classes=["candela-explorer", "candela-export"],
     )
-    if ex.summary_pane.visible:  # too large to draw cell by cell: the numbers only
-        views = pn.Column(ex.summary_pane)
-    return pn.Column(title, pn.Row(info, views), css_classes=["candela-explorer", "candela-export"])
 
 
-def _fresh_copy(ex):
-    # A new explorer with the same last good state, built outside any served session
-    # so it neither reads nor writes the URL of the page that asked for the export.
-    from bokeh.document import Document
-    from panel.io.state import set_curdoc, state
-
-    from .app import Explorer
-
-    result = ex.result
-    doc = Document()
-    with set_curdoc(doc):
-        copy = Explorer(shape=result.shape, ops=result.ops, start=ex.start, unit=ex.unit)
-    state._locations.pop(doc, None)
-    return copy
-
-
-def export_html(ex, title: str = "Candela Explorer") -> str:
-    """The offline page for explorer ``ex``'s last good state, as one HTML string."""
+def export_html(st, title: str = "Candela Explorer") -> str:
+    """The offline page for state ``st``'s last good result, as one HTML string."""
     from bokeh.document import Document
     from bokeh.models import UIElement
     from bokeh.resources import INLINE
@@ -152,10 +119,9 @@ def export_html(ex, title: str = "Candela Explorer") -> str:
     from panel.io.state import set_curdoc
     from pyviz_comms import Comm
 
-    view = static_view(_fresh_copy(ex))
     doc = Document()
     with set_curdoc(doc):
-        model = view.get_root(doc, Comm())
+        model = static_view(st).get_root(doc, Comm())
         add_to_doc(model, doc, True)
     # Panel's widgets link their stylesheets to its CDN even with INLINE resources.
     for element in model.select({"type": UIElement}):
@@ -247,31 +213,40 @@ def _file_mode(path: Path) -> int:
     return 0o666 & ~mask
 
 
-def download_button(ex, **params):
-    """A ``FileDownload`` button that hands the browser ``ex``'s offline page."""
+def export_name(st) -> str:
+    """A file name that says what the page shows, e.g. ``candela-3x4-transpose.html``."""
+    shape = "x".join(str(v) for v in st.result.shape)
+    ops = "-".join(step.name for step in st.result.steps)[:80].strip("-")
+    return f"candela-{shape}{'-' + ops if ops else ''}.html"
+
+
+def download_button(st, **params):
+    """A ``FileDownload`` button that hands the browser ``st``'s offline page."""
     import panel as pn
 
     def page() -> io.BytesIO:
-        return io.BytesIO(export_html(ex).encode("utf-8"))
+        return io.BytesIO(export_html(st).encode("utf-8"))
 
     defaults = {
         "label": "download offline page",
-        "filename": "candela-explorer.html",
+        "filename": export_name(st),
         "color": "light",
         "css_classes": ["candela-download"],
         "width": 190,
         "embed": False,
     }
-    return pn.widgets.FileDownload(callback=page, **{**defaults, **params})
+    button = pn.widgets.FileDownload(callback=page, **{**defaults, **params})
+    st.param.watch(lambda e: setattr(button, "filename", export_name(st)), ["result"])
+    return button
 
 
 def export_main(path: str, shape: str | None, ops: str | None) -> int:
     """``candela-explorer --export PATH [--shape S] [--ops O]``: write the page, or say why not."""
     import sys
 
-    from .app import DEFAULT_SHAPE, Explorer
+    from .state import DEFAULT_SHAPE, ExplorerState
 
-    ex = Explorer(shape=shape if shape is not None else DEFAULT_SHAPE, ops=ops or "")
+    ex = ExplorerState(shape=shape if shape is not None else DEFAULT_SHAPE, ops=ops or "")
     if ex.error:  # never hand out a page of some other state than the one asked for
         print(f"candela-explorer: cannot export: {ex.error}", file=sys.stderr)
         return 2

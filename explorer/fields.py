@@ -65,14 +65,14 @@ def adj_stride_work(layout, scale: int = 1) -> list[str]:
     return lines
 
 
-def contiguous_reason(layout) -> str:
-    """One line saying why ``is_contiguous()`` is what it is, in O(rank).
+def contiguous_reason(layout, scale: int = 1) -> str:
+    """One line saying why ``is_contiguous()`` is what it is, in O(rank); strides times ``scale``.
 
     When it is false, the first step of the walk that is not +1 is the first
     step of the innermost axis that steps (size > 1) with ``adj_stride != 1``:
     axis ``d`` first steps from ``[0, .., 0, n-1, .., m-1]`` to ``[0, .., 1, 0, .., 0]``.
     """
-    shape, adj = tuple(layout.shape), tuple(layout.adj_stride)
+    shape, adj = tuple(layout.shape), tuple(v * scale for v in layout.adj_stride)
     if layout.is_contiguous():
         if layout.len <= 1:
             return "0 or 1 elements is always contiguous"
@@ -81,12 +81,12 @@ def contiguous_reason(layout) -> str:
             f"{layout.offset + layout.len - 1} in order"
         )
     for d in range(len(shape) - 1, -1, -1):
-        if shape[d] > 1 and adj[d] != 1:
+        if shape[d] > 1 and adj[d] != scale:
             before = [0] * d + [0] + [n - 1 for n in shape[d + 1 :]]
             after = [0] * d + [1] + [0] * (len(shape) - d - 1)
             return (
                 f"from {_index(before)} to {_index(after)} the position changes by "
-                f"adj_stride[{d}] = {adj[d]}, not +1"
+                f"adj_stride[{d}] = {adj[d]}, not +{scale}"
             )
     return "the layout's strides do not describe one packed run"
 
@@ -95,9 +95,11 @@ def _index(index: list[int]) -> str:
     return str(tuple(index))  # as Python prints a multi-index
 
 
-def transposed_reason(layout) -> str:
-    """One line saying why ``is_transposed()`` is what it is."""
-    shape, stride, adj = layout.shape, layout.stride, layout.adj_stride
+def transposed_reason(layout, scale: int = 1) -> str:
+    """One line saying why ``is_transposed()`` is what it is; strides times ``scale``."""
+    shape = layout.shape
+    stride = tuple(v * scale for v in layout.stride)
+    adj = tuple(v * scale for v in layout.adj_stride)
     if layout.is_transposed():
         for d in range(len(shape)):
             if layout.is_transposed_at_axis(d):
@@ -145,7 +147,7 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
     unit_note = f'<span class="candela-unit"> in{esc(suffix)}</span>' if suffix else ""
     work = "".join(f"<div>{esc(line)}</div>" for line in adj_stride_work(layout, scale))
     copy_note = (
-        '<div class="candela-copy-note">as_contiguous copied the elements into a new packed '
+        '<div class="candela-copy-note">a step copied the elements into a new packed '
         "buffer: positions now index the copy</div>"
         if copied
         else ""
@@ -162,12 +164,12 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
         + row(
             "is-contiguous",
             "is_contiguous()",
-            f' <span class="candela-reason">{esc(contiguous_reason(layout))}</span>',
+            f' <span class="candela-reason">{esc(contiguous_reason(layout, scale))}</span>',
         )
         + row(
             "is-transposed",
             "is_transposed()",
-            f' <span class="candela-reason">{esc(transposed_reason(layout))}</span>',
+            f' <span class="candela-reason">{esc(transposed_reason(layout, scale))}</span>',
         )
         + "</table>"
         + copy_note
@@ -175,9 +177,17 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
     )
 
 
-def layout_line(layout) -> str:
-    """One compact line for a layout: ``(3, 4):(4, 1) adj (1, 1) @0``."""
-    return (
-        f"{tuple(layout.shape)}:{tuple(layout.stride)} adj {tuple(layout.adj_stride)} "
-        f"offset {layout.offset}"
-    )
+def layout_line(layout, unit: str = "elements") -> str:
+    """One compact line for a layout, strides and offset in ``unit``.
+
+    >>> from candela import Layout
+    >>> layout_line(Layout((3, 4)).transpose())
+    '(4, 3):(1, 4) adj (-7, 4) offset 0'
+    >>> layout_line(Layout((3, 4)).transpose(), "float32")
+    '(4, 3):(4, 16) adj (-28, 16) offset 0 (bytes of float32)'
+    """
+    scale = DTYPE_BYTES.get(unit, 1)
+    stride = tuple(v * scale for v in layout.stride)
+    adj = tuple(v * scale for v in layout.adj_stride)
+    suffix = "" if unit == "elements" else f" (bytes of {unit})"
+    return f"{tuple(layout.shape)}:{stride} adj {adj} offset {layout.offset * scale}{suffix}"

@@ -1,12 +1,14 @@
 // Candela Explorer, in the browser: the keyboard of the classroom.
 //
-// One window-wide keydown listener per page: ArrowLeft / ArrowRight step the
-// traversal, Space plays and pauses it, n / p go to the next / previous lesson
-// step. The traversal keys press the page's own Bokeh buttons (found by name in
-// this component's document), so they run exactly what a click runs in
-// traverse.mjs, with no server round trip; n / p go to the server as a message,
-// since the lesson lives there. Nothing fires while the student types in a text
-// box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
+// One keydown listener per explorer: ArrowLeft / ArrowRight step the traversal,
+// Space plays and pauses it, n / p go to the next / previous lesson step. Keys act
+// only on the explorer that holds the focus or was clicked last, and never on one
+// that is hidden, so several explorers (a notebook's outputs, a row of them) each
+// keep their own. The traversal keys click this explorer's own buttons (found by
+// their CSS class inside its element, never by a page-wide model name), so they
+// run exactly what a click runs in traverse.mjs; n / p go to the server as a
+// message, since the lesson lives there. Nothing fires while the student types in
+// a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`.
 
 const TEXT_TYPES = new Set([
@@ -39,41 +41,82 @@ function isPressable(el) {
   return el.getAttribute && el.getAttribute("role") === "button"
 }
 
-export function render({model, view}) {
-  const doc = () => view.model.document
-  const named = (name) => (doc() ? doc().get_model_by_name(name) : null)
-
-  // Click a Bokeh button of the traversal as the mouse would.
-  const press = (name) => {
-    const button = named(name)
-    const found = button && globalThis.Bokeh ? globalThis.Bokeh.index.find_one(button) : null
-    if (found) found.click()
-    return found != null
+// The explorer this component belongs to: its nearest `.candela-explorer` ancestor,
+// across the shadow roots Panel renders into.
+function explorerOf(el) {
+  let node = el
+  while (node) {
+    if (node.classList && node.classList.contains("candela-explorer")) return node
+    node = node.parentNode || (node instanceof ShadowRoot ? node.host : null)
   }
+  return null
+}
 
-  // traverse.mjs keeps its play state in a Map keyed by the frames source.
-  const playing = () => {
-    const frames = named("frames-source")
-    const st = frames ? globalThis.__candelaTraverse?.get(frames.id) : undefined
-    return st != null && st.timer != null
+// querySelector that looks inside shadow roots too (Bokeh and Panel render into them).
+function deepFind(root, selector) {
+  const queue = [root]
+  while (queue.length) {
+    const node = queue.shift()
+    const hit = node.querySelector ? node.querySelector(selector) : null
+    if (hit) return hit
+    const all = node.querySelectorAll ? node.querySelectorAll("*") : []
+    for (const el of all) if (el.shadowRoot) queue.push(el.shadowRoot)
+  }
+  return null
+}
+
+function contains(root, path) {
+  return root != null && path.includes(root)
+}
+
+function isShown(el) {
+  return el != null && el.isConnected && el.getClientRects().length > 0 &&
+    document.visibilityState !== "hidden"
+}
+
+export function render({model, view}) {
+  let root = null
+  let active = false // this explorer was the last one clicked, or holds the focus
+  const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))
+
+  // This explorer's own traversal button (by its class), clicked as the mouse would.
+  const buttonOf = (action) => {
+    const host = rootOf() ? deepFind(rootOf(), `.candela-${action}`) : null
+    return host ? (host.shadowRoot || host).querySelector("button") || host : null
+  }
+  const press = (action) => buttonOf(action)?.click()
+
+  const onPointer = (event) => {
+    active = contains(rootOf(), event.composedPath ? event.composedPath() : [])
+  }
+  const onFocus = (event) => {
+    const path = event.composedPath ? event.composedPath() : []
+    if (path.length && path[0] !== window && path[0] !== document.body) {
+      active = contains(rootOf(), path)
+    }
   }
 
   const onKey = (event) => {
     if (event.defaultPrevented || event.ctrlKey || event.altKey || event.metaKey) return
-    if (!view.el || !view.el.isConnected) return
+    const explorer = rootOf()
+    if (!isShown(explorer)) return
+    const path = event.composedPath ? event.composedPath() : []
+    // Keys belong to the explorer that has the focus or was last clicked; a key typed
+    // anywhere else on the page (a notebook cell, another explorer) is not ours.
+    if (!contains(explorer, path) && !active) return
     const target = targetOf(event)
     if (isTyping(target)) return
     switch (event.key) {
       case "ArrowRight":
-        press("forward-button")
+        press("forward")
         break
       case "ArrowLeft":
-        press("back-button")
+        press("back")
         break
       case " ":
       case "Spacebar":
         if (isPressable(target)) return
-        press(playing() ? "pause-button" : "play-button")
+        press("toggle")
         break
       case "n":
       case "N":
@@ -87,26 +130,34 @@ export function render({model, view}) {
         return
     }
     event.preventDefault()
+    event.stopPropagation()
   }
 
-  // Back and forward change the URL but Panel's Location does not tell the server:
-  // load the page the URL now names, so the state follows it.
+  // Back and forward change the URL: tell the server, which follows it without a reload.
   const onPop = () => {
-    if (model.follow_history) window.location.reload()
+    if (model.follow_history) model.send_msg({search: window.location.search})
   }
 
-  window.addEventListener("keydown", onKey)
+  // Capture, so a notebook's own shortcuts do not see the keys an explorer takes.
+  window.addEventListener("keydown", onKey, true)
+  window.addEventListener("pointerdown", onPointer, true)
+  window.addEventListener("focusin", onFocus, true)
   window.addEventListener("popstate", onPop)
   model.on("remove", () => {
-    window.removeEventListener("keydown", onKey)
+    window.removeEventListener("keydown", onKey, true)
+    window.removeEventListener("pointerdown", onPointer, true)
+    window.removeEventListener("focusin", onFocus, true)
     window.removeEventListener("popstate", onPop)
   })
-  model.on("play_count", () => press("play-button"))
+  model.on("play_count", () => {
+    const button = buttonOf("toggle")
+    if (button && button.textContent.includes("play")) button.click() // not already playing
+  })
 
   const help = document.createElement("div")
   help.className = "candela-keys"
   help.innerHTML =
-    "keys: <kbd>←</kbd> <kbd>→</kbd> step the walk · <kbd>space</kbd> play / pause · " +
-    "<kbd>n</kbd> <kbd>p</kbd> next / previous lesson step"
+    "keys (click the explorer first): <kbd>←</kbd> <kbd>→</kbd> step the walk · " +
+    "<kbd>space</kbd> play / pause · <kbd>n</kbd> <kbd>p</kbd> next / previous lesson step"
   return help
 }

@@ -5,20 +5,56 @@ prefix orders the lessons and ``<id>`` is the lesson's ``id`` (the name used in
 the app's URL). Each lesson is an ordered list of steps; a step is a shape, a
 pipeline applied to ``Tensor.arange(shape)`` (so every value is its original
 buffer position), a short teaching text, and optionally a predict-then-reveal
-question or the name of the candela error the pipeline must raise.
+question, a challenge, or the name of the candela error the pipeline must raise.
 
 The file format, exactly::
 
     {"id": "row-major", "title": "...", "summary": "...",
      "steps": [{"shape": [3, 4], "ops": ".transpose()", "text": "markdown",
+                "reveal": "markdown shown only after the answer",
                 "question": {"ask": "adj_stride", "axis": 0, "prompt": "...",
                              "answer": -7, "why": "..."},
+                "challenge": {"prompt": "...", "why": "...",
+                              "target": {"shape": [4, 3], "stride": [1, 4],
+                                         "offset": 0, "positions": [0, 4, ...]},
+                              "solution": ".transpose()"},
                 "expect_error": "NonContiguousView"}]}
 
-``question`` and ``expect_error`` are optional and never both on one step.
-The question's stored ``answer`` is what the lesson author believes; the app
-grades against :func:`expected_answer`, computed from candela, and the tests
-prove the two agree, so a lesson cannot teach a wrong number.
+``question``, ``challenge`` and ``expect_error`` are optional and at most one
+is on a step; ``reveal`` needs a question or a challenge. The question's stored
+``answer`` is what the lesson author believes; the app grades against
+:func:`expected_answer`, computed from candela, and the tests prove the two
+agree, so a lesson cannot teach a wrong number. :func:`verify_lesson` also
+refuses a step whose title, text or prompt shows its answer before it is asked
+(:func:`give_aways`): such a sentence belongs in ``reveal``.
+
+What the page shows, and when
+-----------------------------
+
+A step with a question:
+
+1. before an answer: ``step.text`` and ``question.prompt``; the fields stay
+   hidden (and nothing else that holds the answer);
+2. on "check": ``v = grade(question, layout, typed)``.
+   ``v.correct``: show ``v.message`` and ``v.worked``, then ``step.reveal``,
+   the fields, and play the traversal. Wrong but ``v.readable``: show
+   ``v.message`` (what was typed, then ``v.hint``); keep the fields hidden,
+   let the student try again, and offer "show me". Not ``v.readable``: show
+   ``v.message`` (what to type). A wrong verdict never holds the right value
+   (``v.expected`` is ``None``, ``v.worked`` is empty);
+3. on "show me": ``v = show_me(question, layout)``, with ``v.revealed`` True:
+   show it as after a right answer (message, worked, ``step.reveal``, fields,
+   traversal), marked as shown rather than answered.
+
+A step with a challenge: show ``step.text``, ``challenge.prompt`` and
+:func:`describe_target` of ``challenge.target``; the student types a pipeline
+that continues from the step's layout (:func:`challenge_start`). On "check",
+``v = grade_challenge(step, typed)``: the resulting layout is compared with the
+target, so any chain that reaches it is right; a wrong one says what differs
+(shape, stride, offset, or where the walk leaves the target's) and never shows
+the solution; text that is not a pipeline is refused, unread and unrun. On
+"show me", :func:`show_solution` gives the reference solution and its layout.
+After either, show ``step.reveal``.
 
 This module is pure: it imports neither Panel nor Bokeh. Loading and
 validating a file needs nothing but the standard library; computing answers
@@ -49,19 +85,27 @@ __all__ = [
     "ASKS",
     "DTYPE_BYTES",
     "ERROR_NAMES",
+    "TARGET_KEYS",
     "Answer",
+    "Challenge",
     "Lesson",
     "LessonError",
     "LessonNotFound",
     "Question",
     "Step",
+    "Target",
     "Verdict",
+    "challenge_start",
     "check_answer",
     "describe",
+    "describe_target",
     "expected_answer",
     "explain",
     "format_answer",
+    "give_aways",
     "grade",
+    "grade_challenge",
+    "hint",
     "lesson_files",
     "lessons_dir",
     "list_lessons",
@@ -71,6 +115,8 @@ __all__ = [
     "parse_lesson_json",
     "parse_typed",
     "run_step",
+    "show_me",
+    "show_solution",
     "step_layout",
     "verify_lesson",
 ]
@@ -90,6 +136,7 @@ ASKS: dict[str, tuple[frozenset[str], type]] = {
     "shape_as_3d": (frozenset(), tuple),
     "read_count": (frozenset({"position"}), int),
     "is_contiguous": (frozenset(), bool),
+    "flat_index": (frozenset({"index"}), int),
 }
 
 #: The candela error classes a step may declare in ``expect_error``.
@@ -112,8 +159,13 @@ _INT64 = 2**63 - 1
 log = logging.getLogger(__name__)
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
-_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error"})
-_QUESTION_KEYS = frozenset({"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position"})
+_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal", "challenge"})
+_QUESTION_KEYS = frozenset(
+    {"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index"}
+)
+_CHALLENGE_KEYS = frozenset({"prompt", "target", "solution", "why"})
+#: What a challenge's target may fix; every field it gives must match.
+TARGET_KEYS: tuple[str, ...] = ("shape", "stride", "offset", "positions")
 _FILE_NAME = re.compile(r"([0-9]{1,9})-([a-z0-9]+(?:-[a-z0-9]+)*)\.json")
 _MAX_TYPED = 200
 
@@ -153,17 +205,44 @@ class Question:
     after: int | None = None
     dtype: str | None = None
     position: int | None = None
+    index: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a challenge asks for: any of shape, stride, offset and the walk's positions."""
+
+    shape: tuple[int, ...] | None = None
+    stride: tuple[int, ...] | None = None
+    offset: int | None = None
+    positions: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """Reach ``target`` from the step's layout with a pipeline; ``solution`` is one that does."""
+
+    prompt: str
+    target: Target
+    solution: str
+    why: str
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text."""
+    """One step of a lesson: ``ops`` applied to ``Tensor.arange(shape)``, and its text.
+
+    ``text`` is shown at once; ``reveal`` (markdown, optional) only after the
+    step's question or challenge is answered right or shown.
+    """
 
     shape: tuple[int, ...]
     ops: str
     text: str
     question: Question | None = None
     expect_error: str | None = None
+    reveal: str = ""
+    challenge: Challenge | None = None
 
 
 @dataclass(frozen=True)
@@ -179,14 +258,23 @@ class Lesson:
 
 @dataclass(frozen=True)
 class Verdict:
-    """How a typed answer fared: ``readable`` is False when the text was not an answer at all."""
+    """How a typed answer (or pipeline) fared.
+
+    ``readable`` is False when the text was not an answer at all. A verdict
+    that is not ``correct`` and not ``revealed`` never holds the right value:
+    ``expected`` is ``None`` and ``message``, ``hint`` and ``worked`` do not
+    show it. ``revealed`` marks the verdict of :func:`show_me` or
+    :func:`show_solution`, the student's "show me".
+    """
 
     correct: bool
     readable: bool
     message: str
-    expected: Answer
+    expected: Answer | None
     given: Answer | None
     worked: str = ""
+    hint: str = ""
+    revealed: bool = False
 
 
 # --------------------------------------------------------------------------- files
@@ -426,7 +514,33 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
                 "a step that expects an error has no layout to ask about",
             )
         question = _parse_question(obj["question"], source, f"{where}.question")
-    return Step(shape=shape, ops=ops, text=text, question=question, expect_error=expect_error)
+    challenge = None
+    if obj.get("challenge") is not None:
+        if expect_error is not None or question is not None:
+            raise LessonError(
+                source,
+                f"{where}.challenge",
+                "a challenge step has no question and expects no error",
+            )
+        challenge = _parse_challenge(obj["challenge"], source, f"{where}.challenge")
+    reveal = ""
+    if "reveal" in obj:
+        reveal = _require_text(obj, "reveal", source, where)
+        if question is None and challenge is None:
+            raise LessonError(
+                source,
+                f"{where}.reveal",
+                "is shown after an answer, and this step asks nothing: put it in text",
+            )
+    return Step(
+        shape=shape,
+        ops=ops,
+        text=text,
+        question=question,
+        expect_error=expect_error,
+        reveal=reveal,
+        challenge=challenge,
+    )
 
 
 def _parse_shape(raw: Any, source: str, where: str) -> tuple[int, ...]:
@@ -459,7 +573,7 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
     if not isinstance(ask, str) or ask not in ASKS:
         raise LessonError(source, f"{where}.ask", f"{_shown(ask)} is not one of {', '.join(ASKS)}")
     needs, kind = ASKS[ask]
-    for extra in ("axis", "after", "dtype", "position"):
+    for extra in ("axis", "after", "dtype", "position", "index"):
         if extra in needs and extra not in obj:
             raise LessonError(source, f"{where}.{extra}", f"is required when ask is {ask!r}")
         if extra not in needs and extra in obj:
@@ -485,6 +599,20 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         raise LessonError(
             source, f"{where}.dtype", f"{_shown(dtype)} is not one of {', '.join(DTYPE_BYTES)}"
         )
+    index = None
+    if "index" in obj:
+        raw_index = obj["index"]
+        if (
+            not isinstance(raw_index, list)
+            or not 1 <= len(raw_index) <= MAX_RANK
+            or not all(_is_int(n) and abs(n) <= _INT64 for n in raw_index)
+        ):
+            raise LessonError(
+                source,
+                f"{where}.index",
+                f"must be a list of whole numbers (1 to {MAX_RANK}), got {_shown(raw_index)}",
+            )
+        index = tuple(raw_index)
     if "answer" not in obj:
         raise LessonError(source, f"{where}.answer", "is required")
     answer = _parse_stored_answer(obj["answer"], kind, source, f"{where}.answer")
@@ -497,7 +625,77 @@ def _parse_question(raw: Any, source: str, where: str) -> Question:
         after=obj.get("after"),
         dtype=dtype,
         position=obj.get("position"),
+        index=index,
     )
+
+
+def _parse_challenge(raw: Any, source: str, where: str) -> Challenge:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, _CHALLENGE_KEYS, source, where)
+    if "target" not in obj:
+        raise LessonError(source, f"{where}.target", "is required")
+    target = _parse_target(obj["target"], source, f"{where}.target")
+    return Challenge(
+        prompt=_require_text(obj, "prompt", source, where),
+        target=target,
+        solution=_require_text(obj, "solution", source, where, MAX_OPS_CHARS),
+        why=_require_text(obj, "why", source, where),
+    )
+
+
+def _parse_target(raw: Any, source: str, where: str) -> Target:
+    obj = _require_object(raw, source, where)
+    _reject_unknown(obj, frozenset(TARGET_KEYS), source, where)
+    if not obj:
+        raise LessonError(source, where, f"give at least one of {', '.join(TARGET_KEYS)}")
+    shape = _parse_shape(obj["shape"], source, f"{where}.shape") if "shape" in obj else None
+    stride = None
+    if "stride" in obj:
+        stride = _parse_ints(obj["stride"], source, f"{where}.stride")
+        if shape is None or len(stride) != len(shape):
+            raise LessonError(
+                source, f"{where}.stride", "needs a shape of the same length beside it"
+            )
+    offset = obj.get("offset")
+    if "offset" in obj and (not _is_int(offset) or not 0 <= offset <= _INT64):
+        raise LessonError(
+            source, f"{where}.offset", f"must be a whole number >= 0, got {_shown(offset)}"
+        )
+    positions = None
+    if "positions" in obj:
+        positions = _parse_ints(obj["positions"], source, f"{where}.positions")
+        if any(p < 0 for p in positions) or len(positions) > MAX_ELEMENTS:
+            raise LessonError(
+                source,
+                f"{where}.positions",
+                f"must be at most {MAX_ELEMENTS} buffer positions, each 0 or more",
+            )
+        if shape is not None and len(positions) != _count(shape):
+            raise LessonError(
+                source,
+                f"{where}.positions",
+                f"lists {len(positions)} positions but the shape has {_count(shape)} elements",
+            )
+    return Target(shape=shape, stride=stride, offset=offset, positions=positions)
+
+
+def _parse_ints(raw: Any, source: str, where: str) -> tuple[int, ...]:
+    if (
+        not isinstance(raw, list)
+        or not 1 <= len(raw) <= MAX_ELEMENTS
+        or not all(_is_int(n) and abs(n) <= _INT64 for n in raw)
+    ):
+        raise LessonError(
+            source, where, f"must be a non-empty list of whole numbers, got {_shown(raw)}"
+        )
+    return tuple(raw)
+
+
+def _count(shape: Sequence[int]) -> int:
+    count = 1
+    for n in shape:
+        count *= n
+    return count
 
 
 def _parse_stored_answer(raw: Any, kind: type, source: str, where: str) -> Answer:
@@ -614,7 +812,10 @@ def verify_lesson(lesson: Lesson) -> list[str]:
                 f"{where}: {step.ops!r} on {step.shape} should raise {step.expect_error} but ran"
             )
             continue
+        if step.challenge is not None:
+            problems += _verify_challenge(step, f"{where}.challenge")
         if step.question is None:
+            problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
             continue
         try:
             computed = expected_answer(step.question, layout)
@@ -626,6 +827,19 @@ def verify_lesson(lesson: Lesson) -> list[str]:
                 f"{where}.question: stored answer {format_answer(step.question.answer)} "
                 f"but candela computes {format_answer(computed)}"
             )
+        problems += [f"{where}: {p}" for p in give_aways(step, layout, lesson.title)]
+    return problems
+
+
+def _verify_challenge(step: Step, where: str) -> list[str]:
+    # The reference solution must reach the target, and doing nothing must not.
+    challenge = _challenge_of(step)
+    problems = []
+    solved = grade_challenge(step, challenge.solution)
+    if not solved.correct:
+        problems.append(f"{where}.solution: does not reach the target: {solved.message}")
+    if not _difference(challenge.target, step_layout(step)):
+        problems.append(f"{where}.target: the start already is the target")
     return problems
 
 
@@ -660,6 +874,8 @@ def expected_answer(question: Question, layout: Layout | Tensor) -> Answer:
         return _walk_steps(question, lay)[1][1]
     if ask == "read_count":
         return _read_count(question, lay)
+    if ask == "flat_index":
+        return int(lay.flat_index(_index_of(question, lay)))
     raise ValueError(f"unknown ask {ask!r}")
 
 
@@ -677,6 +893,8 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
         return f"the buffer position after walk step {question.after}"
     if ask == "read_count":
         return f"the read count of buffer position {question.position}"
+    if ask == "flat_index":
+        return f"the buffer position element {_bracket(question.index or ())} reads"
     if ask == "is_contiguous":
         return "is_contiguous()"
     if ask == "shape_as_3d":
@@ -743,39 +961,58 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
             f"{_read_count(question, lay)} of the {lay.len} logical elements read buffer "
             f"position {question.position}."
         )
+    if ask == "flat_index":
+        index = _index_of(question, lay)
+        terms = " + ".join(f"{i}*{_num(st)}" for i, st in zip(index, stride))
+        return (
+            f"element {_bracket(index)} reads offset + index times stride, summed: "
+            f"{lay.offset} + {terms} = {lay.flat_index(index)}."
+        )
     raise ValueError(f"unknown ask {ask!r}")
 
 
 def grade(question: Question, layout: Layout | Tensor, typed: str) -> Verdict:
     """Grade what a student typed against the answer candela computes.
 
-    The message says right or wrong, names the expected value when the answer
-    was wrong, and gives the lesson's one-line reason; ``Verdict.worked`` is
-    the answer worked out in numbers from the layout (see :func:`explain`).
+    Right: the message says so, names the value and gives the lesson's one-line
+    reason, and ``worked`` is the answer worked out in numbers (:func:`explain`).
+    Wrong: the message repeats what was typed and gives a :func:`hint`; it never
+    shows the right value (``expected`` is ``None``, ``worked`` is empty), so
+    the student can try again. Not an answer at all (``abc``): ``readable`` is
+    False and the message says what to type.
     """
     expected = expected_answer(question, layout)
-    worked = explain(question, layout)
     try:
         given = parse_typed(question, typed)
     except ValueError as exc:
-        return Verdict(False, False, str(exc), expected, None, worked)
-    what = describe(question, layout)
+        return Verdict(False, False, str(exc), None, None)
     if given == expected:
+        what = describe(question, layout)
         message = f"Right: {what} is {format_answer(expected)}. {question.why}"
-        return Verdict(True, True, message, expected, given, worked)
-    message = (
-        f"Not quite: you said {format_answer(given)}, but {what} is "
-        f"{format_answer(expected)}. {question.why}"
-    )
-    return Verdict(False, True, message, expected, given, worked)
+        return Verdict(True, True, message, expected, given, explain(question, layout))
+    advice = hint(question, layout, typed)
+    message = f"Not quite: you said {format_answer(given)}. {advice}"
+    return Verdict(False, True, message, None, given, hint=advice)
+
+
+def show_me(question: Question, layout: Layout | Tensor) -> Verdict:
+    """The "show me" after a wrong try: the right value, the reason and the working.
+
+    ``revealed`` is True and ``correct`` False. The page then shows the step's
+    ``reveal`` text and the fields, and plays the traversal, as after a right answer.
+    """
+    expected = expected_answer(question, layout)
+    what = describe(question, layout)
+    message = f"The answer: {what} is {format_answer(expected)}. {question.why}"
+    return Verdict(False, True, message, expected, None, explain(question, layout), revealed=True)
 
 
 def check_answer(question: Question, layout: Layout | Tensor, typed_text: str) -> tuple[bool, str]:
     """``(correct, message)`` for what a student typed; the message gives the reason.
 
-    A wrong answer's message names the expected value; text that is not an
-    answer at all (``abc``) is not correct and the message says what to type,
-    without revealing the answer (see :func:`grade` to tell the two apart).
+    A wrong answer's message gives a hint, never the expected value; text that
+    is not an answer at all (``abc``) is not correct and the message says what
+    to type (see :func:`grade` to tell the two apart).
     """
     verdict = grade(question, layout, typed_text)
     return verdict.correct, verdict.message
@@ -827,6 +1064,438 @@ def format_answer(value: Answer) -> str:
     return repr(value)
 
 
+# --------------------------------------------------------------------------- hints
+
+
+def hint(question: Question, layout: Layout | Tensor, typed: str) -> str:
+    """What is wrong with a typed answer, and how to find the right one, without giving it.
+
+    It may say what the typed value *is* (``4 is stride[1], the stride of axis
+    1``) and which entries of a shape are off, and then how to work the answer
+    out; it never names the right value, nor anything that pins it down (such
+    as "right size, wrong sign"). Empty for a right answer; for text that is
+    not an answer, the message saying what to type.
+    """
+    lay = _as_layout(layout)
+    expected = expected_answer(question, lay)
+    try:
+        given = parse_typed(question, typed)
+    except ValueError as exc:
+        return str(exc)
+    if given == expected:
+        return ""
+    method = _METHODS[question.ask](question, lay)
+    noticed = _notice(question, lay, given, expected)
+    text = f"{noticed} {method}" if noticed else method
+    # A safety net: a hint that would show the answer falls back to the method alone.
+    if _shows_value(text, expected, _allowed_numbers(question)):
+        text = method
+    return text
+
+
+def _notice(question: Question, lay: Any, given: Answer, expected: Answer) -> str:
+    # What the typed value is, or which entries are off: facts about the attempt.
+    ask = question.ask
+    shape, stride, adj = tuple(lay.shape), tuple(lay.stride), tuple(lay.adj_stride)
+    if isinstance(expected, tuple) and isinstance(given, tuple):
+        if len(given) != len(expected):
+            return f"You typed {len(given)} entries; the answer has {len(expected)}."
+        off = [k for k, (g, e) in enumerate(zip(given, expected)) if g != e]
+        if len(off) == len(expected):
+            return "Every entry is off."
+        if len(off) == 1:
+            return f"Right length, but entry {off[0]} is off."
+        return f"Right length, but entries {_and(off)} are off."
+    if isinstance(expected, bool):
+        return ""
+    if ask in ("stride", "adj_stride", "stride_bytes"):
+        d = _axis(question, lay)
+        if ask == "stride_bytes" and given == stride[d]:
+            return f"{given} counts elements, but the question asks for bytes."
+        if ask == "adj_stride" and given == stride[d] and d < len(shape) - 1:
+            return (
+                f"{given} is stride[{d}], the plain stride: adj_stride also takes back how "
+                "far the inner axes walked before they wrapped."
+            )
+        if ask == "stride" and given == adj[d] and adj[d] != stride[d]:
+            return (
+                f"{given} is the walk's jump when axis {d} steps (adj_stride[{d}]), not the stride."
+            )
+        others = [k for k in range(len(shape)) if k != d and stride[k] == given]
+        if ask == "stride" and others:
+            k = others[0]
+            return (
+                f"{given} is stride[{k}], the stride of axis {k}; the question is about axis {d}."
+            )
+    if ask == "next_position":
+        (_, here, _, _), (_, _, axis, _) = _walk_steps(question, lay)
+        if given == here + stride[axis] and stride[axis] != adj[axis]:
+            return (
+                f"{given} is {here} plus stride[{axis}]: but when the inner axes wrap, the walk "
+                "adds the jump adj_stride, not the stride."
+            )
+    if ask == "offset" and lay.len > 1 and given == int(lay.positions()[-1]):
+        return f"{given} is where the last element sits; the offset is where the first one does."
+    if ask == "flat_index":
+        index = _index_of(question, lay)
+        fresh = sum(i * st for i, st in zip(index, _row_major(shape)))
+        if given == fresh and fresh != expected:
+            return (
+                f"{given} is where {_bracket(index)} would sit in a fresh row-major tensor of "
+                "this shape; this layout has its own strides and offset."
+            )
+    return ""
+
+
+def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
+    # Contiguous strides: each the product of the sizes to its right.
+    strides, run = [], 1
+    for n in reversed(shape):
+        strides.append(run)
+        run *= n
+    return tuple(reversed(strides))
+
+
+def _and(items: Sequence[int]) -> str:
+    words = [str(i) for i in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _method_stride(question: Question, lay: Any) -> str:
+    d = _axis(question, lay)
+    unit = tuple(1 if k == d else 0 for k in range(lay.rank))
+    return (
+        f"Count how many buffer cells one step along axis {d} moves: compare the cells that "
+        f"elements {_bracket((0,) * lay.rank)} and {_bracket(unit)} read."
+    )
+
+
+def _method_adj(question: Question, lay: Any) -> str:
+    d = _axis(question, lay)
+    if d == lay.rank - 1:
+        return (
+            "For the last axis the jump is the stride itself: how far does one step along it move?"
+        )
+    return (
+        f"adj_stride[{d}] = stride[{d}] minus, for each axis k inside it, "
+        "stride[k]*(shape[k]-1): put in this layout's numbers and do the subtraction."
+    )
+
+
+def _method_bytes(question: Question, lay: Any) -> str:
+    dtype = question.dtype or ""
+    article = "an" if dtype[:1] in ("a", "e", "i", "o") else "a"
+    return (
+        f"Take stride[{_axis(question, lay)}] in elements and multiply by the item size: "
+        f"{article} {dtype} element is {DTYPE_BYTES[dtype]} bytes."
+    )
+
+
+_METHODS: dict[str, Any] = {
+    "stride": _method_stride,
+    "adj_stride": _method_adj,
+    "stride_bytes": _method_bytes,
+    "offset": lambda q, lay: (
+        "The offset is the buffer position of the first element, "
+        f"{_bracket((0,) * lay.rank)}: which cell does it read? Positions count from 0."
+    ),
+    "len": lambda q, lay: (
+        "len counts the logical elements: the cells of the grid, the product of the shape."
+    ),
+    "shape": lambda q, lay: (
+        "The shape is the size of each axis, outermost first: count the grid's rows and "
+        "columns (an axis of size 1 still counts)."
+    ),
+    "shape_as_3d": lambda q, lay: (
+        "The last two axes are the rows and columns; multiply every axis above them into "
+        "one batch count, and pad with leading 1s below rank 3."
+    ),
+    "next_position": lambda q, lay: (
+        "Find the axis that steps next (the innermost one that does not wrap) and add its "
+        "adj_stride to the position walk step "
+        f"{q.after} reads."
+    ),
+    "read_count": lambda q, lay: (
+        f"Count the logical cells that read buffer position {q.position}: hover it in the "
+        "buffer lane. An axis with stride 0 reads the same cells again on every step."
+    ),
+    "is_contiguous": lambda q, lay: (
+        "Follow the walk: is it one run, offset, offset+1, offset+2, ..., with no jump back, "
+        "no repeat and no gap?"
+    ),
+    "flat_index": lambda q, lay: (
+        "Start at the offset (where the first element sits) and add index times stride for "
+        "each axis."
+    ),
+}
+
+
+def _allowed_numbers(question: Question) -> set[int]:
+    # Numbers a hint may name because the question itself names them.
+    named = {question.axis, question.after, question.position, *(question.index or ())}
+    named |= set(range(MAX_RANK))  # axis numbers and entry numbers
+    if question.dtype:
+        named.add(DTYPE_BYTES[question.dtype])
+    return {n for n in named if isinstance(n, int)}
+
+
+def _shows_value(text: str, value: Answer, allowed: set[int]) -> bool:
+    # True when `text` names `value`: a tuple in any spacing, or a number that is not
+    # one of the `allowed` ones the question itself names (an axis, a walk step).
+    if isinstance(value, bool):
+        return bool(re.search(rf"\b{value}\b", text))
+    if isinstance(value, tuple):
+        return _tuple_pattern(value).search(text) is not None
+    if value in allowed:
+        return _scalar_pattern(value).search(text) is not None
+    return re.search(_number(value), text) is not None
+
+
+# --------------------------------------------------------------------------- give-aways
+
+
+def give_aways(step: Step, layout: Layout | Tensor, title: str = "") -> list[str]:
+    """Where a step's text shown before answering gives its answer away; empty when honest.
+
+    Checks the title, ``text`` and the question's ``prompt`` (not ``why`` or
+    ``reveal``, which show only after the answer) for the answer written as a
+    result: a tuple answer in any spacing (``(1, 4)``, ``[1,4]``, ``1, 4``); a
+    number after ``=``, ``is``, ``becomes``, ``stride``, ``offset``,
+    ``position`` and the like, or before ``elements``, ``cells``, ``bytes`` or
+    ``times``, but not at the start of an expression to work out (``= 1 -
+    4*(3-1)`` is the exercise); for a stride or adj_stride question, the whole
+    tuple it belongs to; for ``next_position``, the pair of positions written
+    one after the other. For a challenge, its reference solution.
+    """
+    shown = "\n".join(part for part in (title, step.text) if part)
+    if step.challenge is not None:
+        shown += "\n" + step.challenge.prompt
+        solution = step.challenge.solution.strip()
+        return [f"shows the reference solution {solution!r}"] if solution in shown else []
+    question = step.question
+    if question is None:
+        return []
+    shown += "\n" + question.prompt
+    lay = _as_layout(layout)
+    value = expected_answer(question, lay)
+    patterns: list[tuple[str, re.Pattern[str]]] = []
+    if isinstance(value, bool):
+        word = str(value)
+        patterns.append((word, re.compile(rf"(?:\bis|=|:|\breturns|\bgives)\s*[`*]*{word}\b")))
+    elif isinstance(value, tuple):
+        patterns.append((format_answer(value), _tuple_pattern(value)))
+    else:
+        patterns.append((str(value), _scalar_pattern(value)))
+    if question.ask in ("stride", "adj_stride", "stride_bytes") and lay.rank > 1:
+        whole = tuple(lay.adj_stride if question.ask == "adj_stride" else lay.stride)
+        if question.ask == "stride_bytes":
+            whole = tuple(v * DTYPE_BYTES[question.dtype or ""] for v in whole)
+        patterns.append((format_answer(whole), _tuple_pattern(whole)))
+    if question.ask == "next_position":
+        (_, here, _, _), (_, there, _, _) = _walk_steps(question, lay)
+        pair = rf"(?<![\d.]){_number(here)}\s*(?:,|→|->|then|to)\s*{_number(there)}"
+        patterns.append((f"{here}, {there}", re.compile(pair)))
+    found = []
+    for label, pattern in patterns:
+        match = pattern.search(shown)
+        if match:
+            found.append(f"shows the answer {label} before it is asked: {match.group(0)!r}")
+    return found
+
+
+_LEADS = (
+    r"=|→|->|\bis|\bare|\bbecomes?|\bequals?|\bgives?|\bbe|\bstride|\badj_stride|\boffset"
+    r"|\bpositions?|\bgets|\bto|\bat|\breads?|\bvisits?"
+)
+_TAILS = r"elements?|cells?|bytes?|times"
+
+
+def _number(value: int) -> str:
+    # `value` as a whole number token; a minus may be typographic.
+    digits = str(abs(value))
+    sign = r"[-\u2212]" if value < 0 else r"(?<![-\u2212])"
+    return rf"(?<![\w.]){sign}{digits}(?![\d.]|\w)"
+
+
+def _scalar_pattern(value: int) -> re.Pattern[str]:
+    # The number stated as a result, not as the first term of an expression to work out.
+    number = _number(value)
+    not_expression = r"(?!\s*[-+*/×−]\s*[\d(])"
+    decor = r"[\s`*(]*"
+    stated = rf"(?:{_LEADS}){decor}{number}{not_expression}"
+    counted = rf"{number}\s*[`*]*\s+(?:{_TAILS})\b"
+    return re.compile(rf"{stated}|{counted}", re.IGNORECASE)
+
+
+def _tuple_pattern(value: tuple[int, ...]) -> re.Pattern[str]:
+    # A tuple in any spacing: (1, 4), (1,4), [1, 4], (12,), and bare 1, 4 for two or more.
+    parts = [_number(v) for v in value]
+    inner = r"\s*,\s*".join(parts)
+    bracketed = rf"[(\[]\s*{inner}\s*,?\s*[)\]]"
+    if len(value) < 2:
+        return re.compile(bracketed)
+    return re.compile(rf"{bracketed}|{inner}")
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def challenge_start(step: Step) -> Tensor:
+    """The tensor a challenge starts from: the step's ``ops`` on ``Tensor.arange(shape)``."""
+    return run_step(step)
+
+
+def describe_target(target: Target, limit: int = 24) -> str:
+    """The target in words, for the page to show beside the challenge's prompt.
+
+    >>> describe_target(Target(shape=(4, 3), positions=(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)))
+    'shape (4, 3); the walk visits 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11'
+    """
+    parts = []
+    if target.shape is not None:
+        parts.append(f"shape {format_answer(target.shape)}")
+    if target.stride is not None:
+        parts.append(f"stride {format_answer(target.stride)}")
+    if target.offset is not None:
+        parts.append(f"offset {target.offset}")
+    if target.positions is not None:
+        shown = ", ".join(str(p) for p in target.positions[:limit])
+        more = f", ... ({len(target.positions)} in all)" if len(target.positions) > limit else ""
+        parts.append(f"the walk visits {shown}{more}")
+    return "; ".join(parts)
+
+
+def grade_challenge(step: Step, typed: str) -> Verdict:
+    """Grade a typed pipeline against the step's challenge: the layout it reaches counts.
+
+    The text is parsed by :func:`explorer.pipeline.parse` (never evaluated) and
+    applied to :func:`challenge_start` through :func:`explorer.state.evaluate`;
+    any chain that reaches the target is right. Text that is not a pipeline
+    (or is too long) is not ``readable`` and the message says what to type. A
+    pipeline that runs but misses says what differs: the shape, the stride,
+    the offset, or where the walk first leaves the target's. A pipeline that
+    copies (``as_contiguous``) is refused: the target is a view of the same
+    buffer. A wrong verdict never shows a solution.
+    """
+    from explorer.pipeline import PipelineError, format_pipeline, parse
+    from explorer.state import MAX_OPS_CHARS, StateError, evaluate
+
+    challenge = _challenge_of(step)
+    text = clean_pipeline(typed)
+    if not text:
+        return Verdict(False, False, _TYPE_A_PIPELINE, None, None)
+    if len(text) > MAX_OPS_CHARS:
+        return Verdict(
+            False,
+            False,
+            f"Could not read that: {len(text):,} characters is more than the "
+            f"{MAX_OPS_CHARS:,} a pipeline may have. {_TYPE_A_PIPELINE}",
+            None,
+            None,
+        )
+    try:
+        steps = parse(text)
+    except PipelineError as exc:
+        message = f"Could not read that as a pipeline: {exc}. {_TYPE_A_PIPELINE}"
+        return Verdict(False, False, message, None, None)
+    start = challenge_start(step)
+    try:
+        result = evaluate(None, text, start=start)
+    except StateError as exc:
+        return _miss(f"candela refuses it: {exc}.")
+    chain = format_pipeline(steps) or "(no operations)"
+    if result.copied or result.tensor.buffer is not start.buffer:
+        return _miss(
+            f"`{chain}` copies the elements into a new buffer; the target is a view of "
+            "the same buffer, so reach it without a copy."
+        )
+    difference = _difference(challenge.target, result.layout)
+    if difference:
+        return _miss(f"`{chain}` {difference}.")
+    return Verdict(
+        True,
+        True,
+        f"Right: `{chain}` reaches the target. {challenge.why}",
+        None,
+        None,
+        _summary(result.layout),
+    )
+
+
+def show_solution(step: Step) -> Verdict:
+    """The "show me" of a challenge: the reference solution, its reason and its layout."""
+    from explorer.state import evaluate
+
+    challenge = _challenge_of(step)
+    layout = evaluate(None, challenge.solution, start=challenge_start(step)).layout
+    message = f"One pipeline that works: `{challenge.solution.strip()}`. {challenge.why}"
+    return Verdict(False, True, message, None, None, _summary(layout), revealed=True)
+
+
+_TYPE_A_PIPELINE = (
+    "Type a chain of operations such as .transpose().slice(s[::-1]); it is read, never run as code."
+)
+
+
+def _challenge_of(step: Step) -> Challenge:
+    if step.challenge is None:
+        raise ValueError("this step has no challenge")
+    return step.challenge
+
+
+def clean_pipeline(typed: Any) -> str:
+    if not isinstance(typed, str):
+        return ""
+    text = typed.strip()
+    for dash in ("\u2212", "\u2013", "\u2014", "\ufe63", "\uff0d"):
+        text = text.replace(dash, "-")
+    return text
+
+
+def _miss(reason: str) -> Verdict:
+    return Verdict(False, True, f"Not quite: {reason}", None, None, hint=reason)
+
+
+def _difference(target: Target, lay: Any) -> str:
+    # What first differs between the layout and the target, in words; "" when it matches.
+    shape, stride = tuple(lay.shape), tuple(lay.stride)
+    if target.shape is not None and shape != target.shape:
+        return (
+            f"gives shape {format_answer(shape)}, but the target's shape is "
+            f"{format_answer(target.shape)}"
+        )
+    if target.positions is not None:
+        walk = [int(p) for p in lay.positions()]
+        for k, (mine, theirs) in enumerate(zip(walk, target.positions)):
+            if mine != theirs and k == 0:
+                return f"starts its walk at {mine}, but the target's walk starts at {theirs}"
+            if mine != theirs:
+                cells = "cell" if k == 1 else f"{k} cells"
+                return (
+                    f"follows the target's walk for its first {cells}, then visits {mine} "
+                    f"where the target visits {theirs} (walk step {k})"
+                )
+        if len(walk) != len(target.positions):
+            return f"walks {len(walk)} cells, but the target's walk has {len(target.positions)}"
+    if target.stride is not None and stride != target.stride:
+        return (
+            f"has the target's shape but stride {format_answer(stride)}, not "
+            f"{format_answer(target.stride)}"
+        )
+    if target.offset is not None and lay.offset != target.offset:
+        return f"starts at offset {lay.offset}, but the target starts at offset {target.offset}"
+    return ""
+
+
+def _summary(lay: Any) -> str:
+    walk = ", ".join(str(int(p)) for p in lay.positions()[:12])
+    more = ", ..." if lay.len > 12 else ""
+    return (
+        f"shape {format_answer(tuple(lay.shape))}, stride {format_answer(tuple(lay.stride))}, "
+        f"offset {lay.offset}; the walk visits {walk}{more}."
+    )
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -858,6 +1527,17 @@ def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple
             return previous, current
         previous = current
     raise IndexError(f"walk step {after} has no successor")  # pragma: no cover
+
+
+def _index_of(question: Question, layout: Any) -> tuple[int, ...]:
+    index = tuple(question.index or ())
+    if len(index) != len(layout.shape) or not all(0 <= i < n for i, n in zip(index, layout.shape)):
+        raise IndexError(f"index {index} is not an element of shape {tuple(layout.shape)}")
+    return index
+
+
+def _bracket(index: Sequence[int]) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
 
 
 def _read_count(question: Question, layout: Any) -> int:

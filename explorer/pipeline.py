@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .ops import REGISTRY, suggestion
+
 if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
     from candela import Tensor
 
@@ -31,35 +33,8 @@ SliceItem = int | slice
 #: The largest number of elements a step may produce: walking or copying more
 #: would take the page (and the server's memory) down with it.
 MAX_ELEMENTS = 1 << 20
-
-# op name -> the kinds of its positional arguments, one tuple per accepted arity.
-# "int": an integer literal; "ints": a tuple or list of integer literals (or one
-# integer); "slices": an ``s[...]`` subscript.
-SIGNATURES: dict[str, tuple[tuple[str, ...], ...]] = {
-    "view": (("ints",),),
-    "slice": (("slices",),),
-    "narrow": (("int", "int", "int"),),
-    "transpose": ((), ("int", "int")),
-    "transpose_axes": (("ints",),),
-    "broadcast": (("ints",),),
-    "rotate_axis_innermost": (("int",),),
-    "as_contiguous": ((),),
-}
-
-#: The whitelisted operation names, in the order the app offers them.
-OPS: tuple[str, ...] = tuple(SIGNATURES)
-
-# Readable argument names, for messages and the app's widgets.
-ARG_NAMES: dict[str, tuple[str, ...]] = {
-    "view": ("shape",),
-    "slice": ("ranges",),
-    "narrow": ("dim", "start", "length"),
-    "transpose": ("dim0", "dim1"),
-    "transpose_axes": ("axes",),
-    "broadcast": ("shape",),
-    "rotate_axis_innermost": ("axis",),
-    "as_contiguous": (),
-}
+#: The most axes a state may have: the page draws up to this many.
+MAX_RANK = 8
 
 
 class PipelineError(ValueError):
@@ -114,7 +89,12 @@ def _format_arg(value: object) -> str:
 
 
 def format_step(step: Step) -> str:
-    """Canonical text of one step, e.g. ``.narrow(0, 1, 2)``."""
+    """Canonical text of one step, e.g. ``.narrow(0, 1, 2)``, ``.permute(1, 0)``, ``.T``."""
+    op = REGISTRY.get(step.name)
+    if op is not None and op.attribute:
+        return f".{step.name}"
+    if op is not None and op.spread and len(step.args) == 1:
+        return f".{step.name}(" + ", ".join(str(v) for v in step.args[0]) + ")"
     return f".{step.name}(" + ", ".join(_format_arg(a) for a in step.args) + ")"
 
 
@@ -187,22 +167,35 @@ _READERS = {"int": _int_literal, "ints": _ints_literal, "slices": _slices_litera
 
 def _read_step(call: ast.Call) -> Step:
     name = call.func.attr  # type: ignore[attr-defined]
-    if name not in SIGNATURES:
-        allowed = ", ".join(OPS)
-        raise _Reject(f"`{name}` is not an operation the explorer knows (use one of {allowed})")
+    op = REGISTRY.get(name)
+    if op is None:
+        raise _Reject(suggestion(name))
+    if op.attribute:
+        raise _Reject(f"`{name}` is a property: write `.{name}` without parentheses")
     if call.keywords:
         raise _Reject("pass arguments by position, not by keyword")
-    arities = SIGNATURES[name]
-    kinds = next((k for k in arities if len(k) == len(call.args)), None)
-    if kinds is None:
-        counts = " or ".join(str(len(k)) for k in arities)
-        raise _Reject(f"`{name}` takes {counts} argument(s), got {len(call.args)}")
-    names = ARG_NAMES[name]
-    args = tuple(
-        _READERS[kind](arg, names[i] if i < len(names) else "argument")
-        for i, (kind, arg) in enumerate(zip(kinds, call.args))
-    )
+    if op.spread and (len(call.args) > 1 or (call.args and not _is_sequence(call.args[0]))):
+        # permute(1, 0) is permute((1, 0))
+        what = f"each of {op.args[0].name}"
+        return Step(name, (tuple(_int_literal(a, what) for a in call.args),))
+    if len(call.args) not in op.arities:
+        counts = " or ".join(str(n) for n in op.arities)
+        raise _Reject(f"`{name}` takes {counts} argument(s) ({op.signature}), got {len(call.args)}")
+    args = tuple(_READERS[a.kind](node, a.name) for a, node in zip(op.args, call.args))
     return Step(name, args)
+
+
+def _is_sequence(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Tuple, ast.List))
+
+
+def _read_attribute(node: ast.Attribute) -> Step:
+    op = REGISTRY.get(node.attr)
+    if op is None:
+        raise _Reject(suggestion(node.attr))
+    if not op.attribute:
+        raise _Reject(f"`{node.attr}` is a method: call it, e.g. `{op.signature}`")
+    return Step(node.attr)
 
 
 def _segment(source: str, node: ast.AST, start_node: ast.AST | None) -> str:
@@ -232,6 +225,7 @@ _WORD_OPERATORS = frozenset({"not", "and", "or", "if", "else", "lambda", "in", "
 
 
 def _short(text: str, limit: int = 60) -> str:
+    text = text[: limit + 1].encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -252,6 +246,12 @@ def check_limits(text: str) -> None:
     """
     if len(text) > MAX_CHARS:
         raise PipelineError(0, _short(text), f"is {len(text):,} characters; at most {MAX_CHARS:,}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: ast cannot read it, a page cannot show it
+        raise PipelineError(
+            0, _short(text), f"character {exc.object[exc.start]!r} at {exc.start} is not text"
+        ) from None
     for match in _NUMBER.finditer(text):
         token = match.group()
         digits = token.replace("_", "")
@@ -365,14 +365,13 @@ def parse(text: str) -> list[Step]:
         number = len(steps) + 1
         segment = _segment(source, node, before)
         before = node
-        if isinstance(node, ast.Attribute):
-            raise PipelineError(
-                number, segment, "expected a call such as `.transpose()`, not a bare attribute"
-            )
         if isinstance(node, ast.Subscript):
             raise PipelineError(number, segment, "indexing is not a pipeline step")
         try:
-            steps.append(_read_step(node))  # type: ignore[arg-type]
+            if isinstance(node, ast.Attribute):
+                steps.append(_read_attribute(node))
+            else:
+                steps.append(_read_step(node))  # type: ignore[arg-type]
         except _Reject as exc:
             raise PipelineError(number, segment, str(exc)) from None
     return steps
@@ -381,31 +380,27 @@ def parse(text: str) -> list[Step]:
 # --------------------------------------------------------------------------- applying
 
 
-def _count(shape: tuple[int, ...]) -> int:
-    n = 1
-    for size in shape:
-        n *= size
-    return n
-
-
 def apply_step(tensor: Tensor, step: Step) -> Tensor:
-    """Apply one step to a tensor, raising candela's errors unchanged."""
-    from candela import s
+    """Apply one step to a tensor, raising candela's errors unchanged.
 
-    if step.name == "slice":
-        (spec,) = step.args
-        return tensor.slice(s[spec.items])
-    if step.name in ("broadcast", "view"):
-        (shape,) = step.args
-        if _count(shape) > MAX_ELEMENTS and all(v >= 0 for v in shape):
-            raise ValueError(
-                f"shape {shape} has {_count(shape):,} elements; "
-                f"the explorer handles at most {MAX_ELEMENTS:,}"
-            )
-        return getattr(tensor, step.name)(shape)
-    if step.name == "transpose_axes":
-        return tensor.transpose_axes(step.args[0])
-    return getattr(tensor, step.name)(*step.args)
+    Every derivation is O(rank) until walked, so the result's size is checked
+    after the step and before anything walks it.
+    """
+    op = REGISTRY.get(step.name)
+    if op is None:
+        raise ValueError(suggestion(step.name))
+    result = op.apply(tensor, step.args)
+    layout = getattr(result, "layout", result)  # a Tensor's, or a bare Layout
+    if layout.rank > MAX_RANK:
+        raise ValueError(
+            f"the result has {layout.rank} axes; the explorer shows at most {MAX_RANK}"
+        )
+    if len(layout) > MAX_ELEMENTS:
+        raise ValueError(
+            f"shape {tuple(layout.shape)} has {len(layout):,} elements; "
+            f"the explorer handles at most {MAX_ELEMENTS:,}"
+        )
+    return result
 
 
 def apply(steps: list[Step], start: Tensor) -> list[Tensor]:

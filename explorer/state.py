@@ -14,9 +14,14 @@ import re
 import reprlib
 from dataclasses import dataclass
 
+import param
+
+from .columns import columns_for
+from .fields import UNITS
 from .pipeline import (
     INT64_MAX,
     MAX_ELEMENTS,
+    MAX_RANK,
     PipelineError,
     Step,
     apply,
@@ -25,8 +30,6 @@ from .pipeline import (
     parse,
 )
 
-#: Ranks the explorer accepts.
-MAX_RANK = 8
 #: Longest pipeline text accepted, so a pasted novel cannot stall the parser.
 MAX_OPS_CHARS = 2000
 #: Longest shape text accepted (eight sizes need far less).
@@ -50,7 +53,8 @@ _short_repr = _ShortRepr()
 
 def _shown(value: object) -> str:
     # A short repr that never fails: no huge number is converted, no deep list walked.
-    if isinstance(value, str):
+    if isinstance(value, str):  # a lone surrogate could not be sent to the page
+        value = value[:61].encode("utf-8", "backslashreplace").decode("utf-8")
         return value if len(value) <= 60 else value[:59] + "…"
     try:
         return _short_repr.repr(value)
@@ -135,7 +139,7 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return ",".join(str(v) for v in shape)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Result:
     """A shape and pipeline that evaluated cleanly, with every state along the way."""
 
@@ -157,8 +161,11 @@ class Result:
 
     @property
     def copied(self) -> bool:
-        """True when an ``as_contiguous`` step repacked the elements into a new buffer."""
-        return any(step.name == "as_contiguous" for step in self.steps)
+        """True when a step (``as_contiguous``, a ``reshape`` strides cannot say) made a new buffer."""
+        import numpy as np
+
+        first, last = self.states[0].buffer, self.states[-1].buffer
+        return last is not first and not np.may_share_memory(first, last)
 
 
 def evaluate(shape: object, ops: str, start=None) -> Result:
@@ -205,3 +212,178 @@ def evaluate(shape: object, ops: str, start=None) -> Result:
                 "the explorer draws with"
             )
     return Result(size, tuple(steps), tuple(states))
+
+
+DEFAULT_SHAPE = (3, 4)
+
+
+class ExplorerState(param.Parameterized):
+    """One explorer's state, apart from any page: inputs in, a checked result out.
+
+    ``shape``, ``ops``, ``start`` and ``unit`` are the inputs (``lesson``,
+    ``step`` and ``presenter`` say which lesson step is on show). Whenever an
+    input changes, everything is worked out first — the pipeline evaluated and
+    the columns to draw computed — and only then committed to ``result`` and
+    ``columns`` in one update, with ``error`` cleared. A bad input sets
+    ``error`` to a message and leaves ``result`` and ``columns`` at the last
+    good state, so whatever watches them always shows one state.
+
+    >>> st = ExplorerState(shape="3,4", ops=".transpose()")
+    >>> st.shape, st.result.layout.adj_stride, st.error
+    ((3, 4), (-7, 4), None)
+    >>> st.ops = ".transpose().view((12,))"
+    >>> st.result.ops, st.error.split(":")[0]
+    ('.transpose()', 'step 2 `.view((12,))`')
+    """
+
+    shape = param.Parameter(
+        default=DEFAULT_SHAPE,
+        doc="The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like 3,4.",
+    )
+    ops = param.String(
+        default="",
+        doc='The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".',
+    )
+    unit = param.Selector(
+        default="elements",
+        objects=list(UNITS),
+        doc="Strides in elements, or in bytes of this dtype.",
+    )
+    start = param.Parameter(
+        default=None, doc="A candela.Tensor to begin from instead of Tensor.arange(shape)."
+    )
+    lesson = param.String(
+        default="", doc='The id of the lesson on show, e.g. "transpose"; "" for none.'
+    )
+    step = param.Integer(default=1, doc="The step of the lesson on show, counted from 1.")
+    presenter = param.Boolean(
+        default=False, doc="Presenter mode: large type and cells for a projector."
+    )
+    concealed = param.Boolean(
+        default=False, doc="A lesson question waits for its answer: hide what would give it away."
+    )
+
+    result = param.Parameter(default=None, doc="The last good Result (read only).")
+    columns = param.Parameter(default=None, doc="What to draw for result (read only).")
+    error = param.String(default=None, allow_None=True, doc="The message for the inputs, or None.")
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self.history: list[tuple[tuple[int, ...], str]] = []
+        self._restoring: tuple | None = None
+        self._evaluate()
+        if self.result is None:  # the given state was bad: the default under the message
+            message = self.error
+            self._commit(evaluate(DEFAULT_SHAPE, ""))
+            self.error = message
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def layout(self):
+        """The current ``candela.Layout`` (the last good one when the input is bad)."""
+        return self.result.layout
+
+    @property
+    def tensor(self):
+        """The current ``candela.Tensor``."""
+        return self.result.tensor
+
+    def shows(self, shape: object, ops: str) -> bool:
+        """True when ``shape`` and ``ops`` are what the result on show was made from."""
+        try:
+            return (
+                self.start is None
+                and parse_shape(shape) == self.result.shape
+                and (ops == self.result.ops or format_pipeline(parse(ops)) == self.result.ops)
+            )
+        except (StateError, PipelineError):
+            return False
+
+    # ------------------------------------------------------------------ editing
+
+    def undo(self) -> None:
+        """Go back to the state before the last change that worked.
+
+        After a bad edit, undo first drops the edit (back to the state on show).
+        """
+        if self.error is not None and not self.shows(self.shape, self.ops):
+            target = (self.result.shape, self.result.ops)
+        elif self.history:
+            target = self.history.pop()
+        else:
+            return
+        self._restoring = target
+        try:
+            self.param.update(shape=target[0], ops=target[1])
+        finally:
+            self._restoring = None
+
+    def reset(self) -> None:
+        """Clear the pipeline (kept in the undo history)."""
+        self.ops = ""
+
+    def add_step(self, text: str) -> None:
+        """Append one step's text (e.g. ``.narrow(0, 1, 2)``) to the pipeline on show.
+
+        After a bad edit the step goes onto the last good state, the one drawn,
+        not onto the text that failed.
+        """
+        if self.error is None:
+            self.ops = self.result.ops + text
+        else:
+            self.param.update(shape=self.result.shape, ops=self.result.ops + text)
+
+    def show_error(self, message: str | None) -> None:
+        """Show a message from outside the inputs (a widget, the URL); the state stays."""
+        self.error = message
+
+    # ------------------------------------------------------------------ evaluation
+
+    @param.depends("shape", "ops", "start", watch=True)
+    def _evaluate(self) -> None:
+        if self.start is not None and self.shape != tuple(self.start.shape):
+            self._refuse_shape()
+        old = self.result
+        if (
+            old is not None
+            and self.error is None
+            and self.start is old.states[0]
+            and (self.shows(self.shape, self.ops) if self.start is None else self.ops == old.ops)
+        ):
+            return  # nothing new: e.g. the shape normalised from "3,4" to (3, 4)
+        try:
+            result = evaluate(self.shape, self.ops, self.start)
+            columns = columns_for(result.tensor)
+        except StateError as exc:
+            self.error = str(exc)
+            return
+        except Exception as exc:  # a bug must not take the page down: say so, keep state
+            self.error = f"unexpected {type(exc).__name__}: {exc}"
+            return
+        if old is not None and (old.shape, old.ops) != (result.shape, result.ops):
+            if self._restoring is None:
+                self.history.append((old.shape, old.ops))
+        self._commit(result, columns)
+
+    def _refuse_shape(self) -> None:
+        # The start tensor fixes the shape: say so, and put the shape back.
+        asked, actual = self.shape, tuple(self.start.shape)
+        message = (
+            f"shape {asked!r} cannot apply: this explorer starts from a given tensor of shape "
+            f"{actual}; change it with the pipeline (e.g. .reshape(...)), or open a new "
+            "explorer for another tensor"
+        )
+        self.shape = actual
+        self.error = message
+        raise StateError(message)
+
+    def _commit(self, result: Result, columns=None) -> None:
+        updates = {
+            "result": result,
+            "columns": columns if columns is not None else columns_for(result.tensor),
+            "error": None,
+        }
+        if self.start is None and self.shape != result.shape:
+            updates["shape"] = result.shape
+        self.param.update(**updates)

@@ -1,24 +1,27 @@
 // Candela Explorer, in the browser: the traversal animation and hover linking.
 //
 // Every callback of the page runs this one module; `args.action` says which
-// (play, pause, back, forward, scrub, speed, reset, hover-logical, hover-buffer).
+// (toggle, back, forward, scrub, speed, reset, redraw, hover-logical, hover-buffer).
 // All frames are precomputed on the server into `args.frames` (one row per
 // logical element in walk order: pos, prev, axis, delta); row k of
 // `args.logical` is logical element k and row p of `args.buffer` is buffer
 // position p, so a frame is a few array reads and no server round trip.
-// Play state lives in a Map keyed by the frames source, shared by all
-// callbacks of one page.
-
-const STATES = (globalThis.__candelaTraverse ??= new Map())
+// Play state lives on this view's own frames source object: every explorer (and
+// every view of one) has its own, and a new document (a reload, a kernel restart)
+// starts afresh. Model ids are not used: they repeat across documents.
 
 function stateOf(args) {
-  let st = STATES.get(args.frames.id)
-  if (st === undefined) {
-    st = {timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false}
-    STATES.set(args.frames.id, st)
-  }
-  return st
+  return (args.frames.__candela ??= {timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false})
 }
+
+// Strides, adj_strides and jumps in the unit the page shows (elements, or bytes).
+function unitOf(args) {
+  const tag = args.frames.tags?.[0]
+  return {scale: Number(tag?.scale) || 1, bytes: tag != null && tag.unit !== "elements"}
+}
+
+const PLAY = "▶ play"
+const PAUSE = "❚❚ pause"
 
 const count = (args) => args.frames.data.pos.length
 
@@ -94,10 +97,12 @@ export function render(args, k, sync = true) {
   if (k === 0) {
     step = `start at the offset: position <b>${pos}</b>`
   } else {
+    const unit = unitOf(args)
     const sign = delta >= 0 ? "+" : "−"
     const word = delta < 0 ? "backward" : delta === 0 ? "stays" : "forward"
+    const amount = `${sign}${Math.abs(delta) * unit.scale}${unit.bytes ? " bytes" : ""}`
     step = `axis <span class="candela-odometer-axis">${axis}</span> stepped · ` +
-      `<span class="candela-odometer-delta">${sign}${Math.abs(delta)}</span> = adj_stride[${axis}] ` +
+      `<span class="candela-odometer-delta">${amount}</span> = adj_stride[${axis}] ` +
       `(${word}) · position ${prev} → <b>${pos}</b>`
   }
   setOdometer(odometer,
@@ -105,11 +110,12 @@ export function render(args, k, sync = true) {
     `<b class="candela-odometer-index">${index}</b> · ${step}</span>`, sync)
 }
 
-function stop(st) {
+function stop(args, st) {
   if (st.timer !== null) {
     cancelAnimationFrame(st.timer)
     st.timer = null
   }
+  if (args.play.label !== PLAY) args.play.label = PLAY
 }
 
 // Show frame k and move the scrub slider to it. Redrawing the slider costs more
@@ -131,9 +137,10 @@ function show(args, st, k, force) {
 // Play at `speed` frames of the walk per second, paced by the clock: when the
 // browser paints slower than the speed, a paint advances more than one frame.
 function play(args, st) {
-  stop(st)
+  stop(args, st)
   const n = count(args)
   if (n <= 1) return
+  args.play.label = PAUSE
   if (st.frame >= n - 1) show(args, st, 0, true)
   const fps = Math.max(1, Number(args.speed.value) || 1)
   const start = performance.now()
@@ -143,7 +150,12 @@ function play(args, st) {
     const last = count(args) - 1
     const target = Math.min(last, first + Math.floor(((now - start) * fps) / 1000))
     if (target > st.frame) show(args, st, target, target >= last)
-    st.timer = st.frame >= last ? null : requestAnimationFrame(tick)
+    if (st.frame >= last) {
+      st.timer = null
+      args.play.label = PLAY
+    } else {
+      st.timer = requestAnimationFrame(tick)
+    }
   }
   st.timer = requestAnimationFrame(tick)
 }
@@ -186,19 +198,20 @@ export default function (args, obj, data) {
   const slider = args.slider
   const n = count(args)
   switch (args.action) {
-    case "play":
-      play(args, st)
-      break
-    case "pause":
-      stop(st)
-      show(args, st, st.frame, true)
+    case "toggle":
+      if (st.timer !== null) {
+        stop(args, st)
+        show(args, st, st.frame, true)
+      } else {
+        play(args, st)
+      }
       break
     case "back":
-      stop(st)
+      stop(args, st)
       show(args, st, st.frame - 1, true)
       break
     case "forward":
-      stop(st)
+      stop(args, st)
       show(args, st, st.frame + 1, true)
       break
     case "scrub":
@@ -213,8 +226,12 @@ export default function (args, obj, data) {
     case "reset":
       // New frames from the server: the other sources may land later in the same
       // message, so draw once the message is applied.
-      stop(st)
+      stop(args, st)
       setTimeout(() => show(args, st, 0, true), 0)
+      break
+    case "redraw":
+      // The unit changed: write the current frame again in it.
+      render(args, st.frame)
       break
     case "hover-logical":
       hoverLogical(args, data?.index?.indices ?? [])

@@ -2,15 +2,19 @@
 
 A lesson is data a teacher projects, so these tests state the laws that keep it
 honest: each shipped step runs (or fails with exactly the error it declares),
-each stored answer equals what candela computes, a student's typed answer is
-read in the forms people type without evaluating anything, and a malformed
-file is refused with a message naming the file, the field and the reason.
+each stored answer equals what candela computes, no step shows its answer
+before it is asked, a wrong answer gets a hint and never the right value, a
+student's typed answer (or challenge pipeline) is read in the forms people type
+without evaluating anything, any pipeline that reaches a challenge's target
+passes, and a malformed file is refused with a message naming the file, the
+field and the reason.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,18 +47,45 @@ from explorer.lessons import (
 )
 
 LESSONS = list_lessons()
+
+# The view-or-reshape lesson uses operations (reshape, contiguous) that arrive in
+# candela and the pipeline together; until then its steps cannot run, and skip.
+NEEDS_RESHAPE = not hasattr(candela.Layout, "reshape")
+PENDING = pytest.mark.skip(reason="needs candela reshape")
+
+
+def _pending(step: Step) -> bool:
+    if not NEEDS_RESHAPE:
+        return False
+    texts = [step.ops] + ([step.challenge.solution] if step.challenge else [])
+    try:
+        for text in texts:
+            pipeline.parse(text)
+    except pipeline.PipelineError:
+        return True
+    return False
+
+
 STEPS = [
-    pytest.param(lesson, i, step, id=f"{lesson.id}-{i}")
+    pytest.param(lesson, i, step, id=f"{lesson.id}-{i}", marks=[PENDING] if _pending(step) else [])
     for lesson in LESSONS
     for i, step in enumerate(lesson.steps)
 ]
+RUNNABLE = [p for p in STEPS if not p.marks]
 QUESTIONS = [p for p in STEPS if p.values[2].question is not None]
+CHALLENGES = [p for p in STEPS if p.values[2].challenge is not None]
+# Operations that may copy: a bare Layout has no buffer to copy into.
+COPYING = {"as_contiguous", "contiguous", "reshape"}
 # Steps that succeed without a copy also apply to a bare Layout.
 ZERO_COPY = [
     p
-    for p in STEPS
+    for p in RUNNABLE
     if p.values[2].expect_error is None
-    and all(op.name != "as_contiguous" for op in pipeline.parse(p.values[2].ops))
+    and all(op.name not in COPYING for op in pipeline.parse(p.values[2].ops))
+]
+LESSON_PARAMS = [
+    pytest.param(lesson, id=lesson.id, marks=[PENDING] if any(map(_pending, lesson.steps)) else [])
+    for lesson in LESSONS
 ]
 
 
@@ -86,15 +117,20 @@ def test_an_unknown_lesson_id_names_the_known_ones() -> None:
 
 def test_the_lessons_use_every_pipeline_operation_and_every_kind_of_question() -> None:
     ops_used = {
-        op.name for lesson in LESSONS for step in lesson.steps for op in pipeline.parse(step.ops)
+        op.name
+        for lesson in LESSONS
+        for step in lesson.steps
+        if not _pending(step)
+        for text in (step.ops, step.challenge.solution if step.challenge else "")
+        for op in pipeline.parse(text)
     }
-    assert ops_used >= set(pipeline.OPS)
+    assert not set(pipeline.OPS) - ops_used, "no lesson uses these operations"
     asks_used = {s.question.ask for lesson in LESSONS for s in lesson.steps if s.question}
     assert asks_used == set(ASKS)
     assert any(s.expect_error for lesson in LESSONS for s in lesson.steps)
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
+@pytest.mark.parametrize("lesson", LESSON_PARAMS)
 def test_each_lesson_agrees_with_candela(lesson: Lesson) -> None:
     assert verify_lesson(lesson) == []
 
@@ -168,6 +204,9 @@ def _first_principles(question: Question, layout: Layout) -> object:
         return positions[question.after + 1]
     if question.ask == "read_count":
         return positions.count(question.position)
+    if question.ask == "flat_index":
+        (position,) = [s.position for s in layout.walk() if tuple(s.index) == question.index]
+        return position
     raise AssertionError(question.ask)
 
 
@@ -179,6 +218,12 @@ def test_error_names_are_candelas_error_classes() -> None:
 
 
 # --------------------------------------------------------------------------- grading typed answers
+
+
+INT_QUESTION = Question(ask="adj_stride", axis=0, prompt="p", answer=-7, why="w")
+SHAPE_QUESTION = Question(ask="shape", prompt="p", answer=(4, 3), why="w")
+BOOL_QUESTION = Question(ask="is_contiguous", prompt="p", answer=False, why="w")
+TRANSPOSED = Layout((3, 4)).transpose()
 
 
 def _typed_forms(value: object) -> list[str]:
@@ -228,8 +273,28 @@ def test_the_right_answer_is_accepted_in_every_typed_form(
         assert format_answer(question.answer) in message
 
 
+def _names(text: str, value: object, question: Question, strict: bool = True) -> bool:
+    # Does `text` name `value`? A tuple in any spacing; a whole-number token unless the
+    # question itself names that number (an axis, a walk step, an index) or `strict` is
+    # off, where only a statement of it as a result (`is 0`, `stride 0`, `0 cells`) counts.
+    if isinstance(value, bool):
+        return str(value) in text
+    if isinstance(value, tuple):
+        inner = r"\s*,\s*".join(rf"(?<![\d-]){v}(?!\d)" for v in value)
+        return re.search(rf"[(\[]\s*{inner}\s*,?\s*[)\]]|{inner}", text) is not None
+    token = rf"(?<![\w.-]){value}(?![\d.]|\w)" if value >= 0 else rf"(?<![\w.]){value}(?!\d)"
+    named = {question.axis, question.after, question.position, *(question.index or ())}
+    if strict and value not in named | set(range(8)):
+        return re.search(token, text) is not None
+    # Stated as a result, not as the first term of an expression to work out.
+    result = rf"{token}(?!\s*[-+*/]\s*[\d(])"
+    lead = r"(?:=|\bis|\bstride|\boffset|\bposition)[\s`(]*"
+    stated = rf"{lead}{result}|{token}\s+(?:cells?|elements?)"
+    return re.search(stated, text) is not None
+
+
 @pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
-def test_a_wrong_answer_is_refused_naming_the_expected_value(
+def test_a_wrong_answer_gets_a_hint_and_never_the_right_value(
     lesson: Lesson, index: int, step: Step
 ) -> None:
     question = step.question
@@ -237,23 +302,181 @@ def test_a_wrong_answer_is_refused_naming_the_expected_value(
     for wrong in _wrong_values(question.answer):
         typed = format_answer(wrong) if not isinstance(wrong, bool) else str(wrong)
         verdict = grade(question, layout, typed)
-        assert not verdict.correct and verdict.readable
-        assert f"is {format_answer(question.answer)}" in verdict.message
-        assert format_answer(wrong) in verdict.message
-        assert question.why in verdict.message
+        assert not verdict.correct and verdict.readable and not verdict.revealed
+        assert verdict.hint
+        assert verdict.message == f"Not quite: you said {format_answer(wrong)}. {verdict.hint}"
+        assert verdict.hint == lessons.hint(question, layout, typed)
+        assert verdict.expected is None and verdict.worked == ""
+        if not isinstance(question.answer, bool):  # a yes/no answer is the other word
+            assert not _names(verdict.hint, question.answer, question), verdict.message
+        assert question.why not in verdict.message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_show_me_reveals_the_answer_its_reason_and_the_working(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    verdict = lessons.show_me(question, step_layout(step))
+    assert verdict.revealed and verdict.readable and not verdict.correct
+    assert verdict.expected == question.answer
+    assert f"is {format_answer(question.answer)}" in verdict.message
+    assert question.why in verdict.message
+    assert format_answer(question.answer) in verdict.worked
 
 
 @pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
 def test_the_worked_reason_ends_at_the_answer(lesson: Lesson, index: int, step: Step) -> None:
     question = step.question
-    verdict = grade(question, step_layout(step), "0")
-    assert format_answer(question.answer) in verdict.worked
+    layout = step_layout(step)
+    right = grade(question, layout, format_answer(question.answer))
+    assert right.correct and right.worked == lessons.explain(question, layout)
+    assert format_answer(question.answer) in right.worked
 
 
-INT_QUESTION = Question(ask="adj_stride", axis=0, prompt="p", answer=-7, why="w")
-SHAPE_QUESTION = Question(ask="shape", prompt="p", answer=(4, 3), why="w")
-BOOL_QUESTION = Question(ask="is_contiguous", prompt="p", answer=False, why="w")
-TRANSPOSED = Layout((3, 4)).transpose()
+@pytest.mark.parametrize(
+    ("question", "layout", "typed", "noticed"),
+    [
+        # A stride of another axis, or the walk's jump instead of the stride.
+        (Question("stride", "p", 1, "w", axis=0), Layout((3, 4)).transpose(), "4", "is stride[1]"),
+        (Question("stride", "p", 1, "w", axis=0), Layout((3, 4)).transpose(), "-7", "jump"),
+        # The plain stride where the jump is asked.
+        (Question("adj_stride", "p", -7, "w", axis=0), Layout((3, 4)).transpose(), "1", "plain"),
+        # Elements where bytes are asked.
+        (
+            Question("stride_bytes", "p", 16, "w", axis=0, dtype="float32"),
+            Layout((3, 4)),
+            "4",
+            "counts elements",
+        ),
+        # Added the stride where the walk adds adj_stride.
+        (Question("next_position", "p", 2, "w", after=5), Layout((3, 4)).transpose(), "10", "jump"),
+        # A shape of the right length with one entry off, or of the wrong length.
+        (
+            Question("shape", "p", (4, 3), "w"),
+            Layout((3, 4)).transpose(),
+            "(4, 4)",
+            "entry 1 is off",
+        ),
+        (Question("shape", "p", (4, 3), "w"), Layout((3, 4)).transpose(), "4 3 1", "3 entries"),
+        # Where the last element sits, for the offset.
+        (Question("offset", "p", 7, "w"), Layout((8,)).slice(candela.s[::-1]), "0", "last element"),
+        # The row-major position where the layout's own strides apply.
+        (
+            Question("flat_index", "p", 6, "w", index=(2, 1)),
+            Layout((3, 4)).transpose(),
+            "7",
+            "fresh row-major",
+        ),
+    ],
+)
+def test_a_hint_says_what_the_typed_value_is_and_how_to_find_the_answer(
+    question: Question, layout: Layout, typed: str, noticed: str
+) -> None:
+    advice = lessons.hint(question, layout, typed)
+    assert noticed in advice
+    assert not _names(advice, expected_answer(question, layout), question), advice
+
+
+def test_a_right_answer_has_no_hint_and_text_that_is_not_an_answer_says_what_to_type() -> None:
+    question = Question("adj_stride", "p", -7, "w", axis=0)
+    assert lessons.hint(question, TRANSPOSED, "-7") == ""
+    assert lessons.hint(question, TRANSPOSED, "seven").startswith("Could not read")
+    assert grade(question, TRANSPOSED, "seven").hint == ""
+
+
+# --------------------------------------------------------------------------- predict, then reveal
+
+
+def _shown_before_answering(lesson: Lesson, step: Step) -> str:
+    prompt = step.question.prompt if step.question else ""
+    prompt += step.challenge.prompt if step.challenge else ""
+    return "\n".join((lesson.title, step.text, prompt))
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_no_step_shows_its_answer_before_it_is_asked(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    # The title, the text and the prompt are on screen before the answer; `why` and
+    # `reveal` come after it. The answer computed by candela must not be in the former:
+    # a tuple in any spacing, a number stated as a result, the tuple a stride or
+    # adj_stride entry belongs to, or the two positions of a walk step and its successor.
+    layout = step_layout(step)
+    question = step.question
+    shown = _shown_before_answering(lesson, step)
+    answer = expected_answer(question, layout)
+    assert lessons.give_aways(step, layout, lesson.title) == []
+    if not isinstance(answer, bool):
+        assert not _names(shown, answer, question, strict=False)
+    if question.ask in ("stride", "adj_stride") and layout.rank > 1:
+        whole = layout.stride if question.ask == "stride" else layout.adj_stride
+        assert not _names(shown, tuple(whole), question)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "answer_layout"),
+    [
+        # The transpose lesson's old first step: the stride asked for, in the text.
+        (
+            "stride `(4, 1)` becomes `(1, 4)`.",
+            Question("stride", "p", 1, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "the strides are (1,4)",
+            Question("stride", "p", 1, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "adj_stride = [-7, 4]",
+            Question("adj_stride", "p", -7, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "adj_stride[0] is `-7`.",
+            Question("adj_stride", "p", -7, "w", axis=0),
+            Layout((3, 4)).transpose(),
+        ),
+        (
+            "it gets **stride 0**",
+            Question("stride", "p", 0, "w", axis=0),
+            Layout((4,)).broadcast((3, 4)),
+        ),
+        ("these 8 elements", Question("len", "p", 8, "w"), Layout((2, 2, 2))),
+        (
+            "the walk reads 0, 4, 8, 1, 5",
+            Question("next_position", "p", 1, "w", after=2),
+            Layout((3, 4)).transpose(),
+        ),
+        ("shape `(4, 3)`", Question("shape", "p", (4, 3), "w"), Layout((3, 4)).transpose()),
+        (
+            "starting at offset 6",
+            Question("offset", "p", 6, "w"),
+            Layout((4, 5)).slice(candela.s[1:3, 1:4]),
+        ),
+    ],
+)
+def test_give_aways_catch_an_answer_written_before_the_question(
+    text: str, question: Question, answer_layout: Layout
+) -> None:
+    step = Step(shape=(1,), ops="", text=text, question=question)
+    assert lessons.give_aways(step, answer_layout)
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        # The exercise itself: the expression to work out, not its value.
+        ("Work out adj_stride[0] = 1 - 4*(3-1).", Question("adj_stride", "p", -7, "w", axis=0)),
+        ("What is adj_stride[1] now?", Question("adj_stride", "p", 1, "w", axis=0)),
+        ("Along a row it adds adj_stride[1] = 4.", Question("adj_stride", "p", -7, "w", axis=0)),
+        ("One step skips 4 cells.", Question("stride", "p", 1, "w", axis=0)),
+    ],
+)
+def test_give_aways_let_the_exercise_through(text: str, question: Question) -> None:
+    step = Step(shape=(1,), ops="", text=text, question=question)
+    assert lessons.give_aways(step, TRANSPOSED) == []
 
 
 @pytest.mark.parametrize(
@@ -453,7 +676,92 @@ MUTATIONS = [
         "expects an error",
     ),
     ("id differs from the file name", lambda d: d.update(id="other"), "id", "file name"),
+    (
+        "index not a list",
+        lambda d: _question(d).update(ask="flat_index", index=3) or _question(d).pop("axis"),
+        "steps[0].question.index",
+        "list of whole numbers",
+    ),
+    (
+        "index missing",
+        lambda d: _question(d).update(ask="flat_index") or _question(d).pop("axis"),
+        "steps[0].question.index",
+        "required",
+    ),
+    ("empty reveal", lambda d: _step(d).update(reveal=""), "steps[0].reveal", "required"),
+    (
+        "reveal on a step that asks nothing",
+        lambda d: _step(d).update(reveal="r") or _step(d).pop("question"),
+        "steps[0].reveal",
+        "asks nothing",
+    ),
+    (
+        "challenge beside a question",
+        lambda d: _step(d).update(challenge=_challenge()),
+        "steps[0].challenge",
+        "no question",
+    ),
+    (
+        "challenge without a target",
+        lambda d: _challenge_step(d, target=None),
+        "steps[0].challenge.target",
+        "JSON object",
+    ),
+    (
+        "empty target",
+        lambda d: _challenge_step(d, target={}),
+        "steps[0].challenge.target",
+        "at least one of",
+    ),
+    (
+        "unknown target field",
+        lambda d: _challenge_step(d, target={"strides": [1, 4]}),
+        "steps[0].challenge.target.strides",
+        "unknown field",
+    ),
+    (
+        "stride without a shape",
+        lambda d: _challenge_step(d, target={"stride": [1, 4]}),
+        "steps[0].challenge.target.stride",
+        "shape of the same length",
+    ),
+    (
+        "negative target offset",
+        lambda d: _challenge_step(d, target={"offset": -1}),
+        "steps[0].challenge.target.offset",
+        ">= 0",
+    ),
+    (
+        "positions that do not fill the shape",
+        lambda d: _challenge_step(d, target={"shape": [2, 2], "positions": [0, 1, 2]}),
+        "steps[0].challenge.target.positions",
+        "4 elements",
+    ),
+    (
+        "challenge without a solution",
+        lambda d: _challenge_step(d, solution=""),
+        "steps[0].challenge.solution",
+        "required",
+    ),
 ]
+
+
+def _challenge(**changes) -> dict:
+    data = {
+        "prompt": "Read the columns.",
+        "target": {"shape": [4, 3], "stride": [1, 4], "offset": 0},
+        "solution": ".transpose()",
+        "why": "w",
+    }
+    data.update(changes)
+    return data
+
+
+def _challenge_step(data: dict, **changes) -> None:
+    step = _step(data)
+    step.pop("question")
+    step["ops"] = ""
+    step["challenge"] = _challenge(**changes)
 
 
 @pytest.mark.parametrize(
@@ -561,3 +869,207 @@ def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) ->
         lessons.lessons_dir()
         == Path(lessons.__file__).resolve().parent.parent / "assets" / "lessons"
     )
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def test_there_are_at_least_five_challenges_in_a_lesson_of_their_own() -> None:
+    (lesson,) = [lesson for lesson in LESSONS if any(s.challenge for s in lesson.steps)]
+    assert lesson.id == "challenges" and len(lesson.steps) >= 5
+    assert all(step.challenge is not None for step in lesson.steps)
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), CHALLENGES)
+def test_each_challenges_reference_solution_reaches_its_target(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    challenge = step.challenge
+    verdict = lessons.grade_challenge(step, challenge.solution)
+    assert verdict.correct and verdict.readable, verdict.message
+    assert verdict.message.startswith("Right") and challenge.why in verdict.message
+    # ... and the target is not where the challenge starts.
+    assert not lessons.grade_challenge(step, "").correct
+    shown = lessons.show_solution(step)
+    assert shown.revealed and challenge.solution in shown.message
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), CHALLENGES)
+def test_no_challenge_shows_its_solution_before_it_is_tried(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    assert step.challenge.solution not in _shown_before_answering(lesson, step)
+    assert lessons.give_aways(step, step_layout(step), lesson.title) == []
+
+
+def _challenge_step_of(position: int) -> Step:
+    return load_lesson("challenges").steps[position]
+
+
+# Other chains that reach the same targets: the layout is graded, not the text.
+ALTERNATIVES = [
+    (0, ".transpose(0, 1)"),
+    (0, ".transpose_axes((1, 0))"),
+    (0, ".transpose().transpose().transpose()"),
+    (1, ".slice(s[7::-1])"),
+    (2, ".narrow(0, 1, 2).slice(s[:, 1::2])"),
+    (3, ".broadcast((2, 3)).transpose()"),
+    (4, ".narrow(2, 3, 1).slice(s[:, ::-1])"),
+    (5, ".slice(s[:, :, ::2]).transpose_axes((1, 2, 0))"),
+    (5, ".rotate_axis_innermost(0).slice(s[:, ::2])"),
+    (6, ".view((16,)).slice(s[0:16:5])"),
+    (6, "  .view( (16,) )\n  .slice( s[ : : 5 ] )  "),
+]
+
+
+@pytest.mark.parametrize(("position", "typed"), ALTERNATIVES)
+def test_any_pipeline_that_reaches_the_target_passes(position: int, typed: str) -> None:
+    step = _challenge_step_of(position)
+    verdict = lessons.grade_challenge(step, typed)
+    assert verdict.correct, verdict.message
+
+
+def test_at_least_two_challenges_have_a_second_different_solution() -> None:
+    differing = {
+        position
+        for position, typed in ALTERNATIVES
+        if pipeline.parse(typed) != pipeline.parse(_challenge_step_of(position).challenge.solution)
+    }
+    assert len(differing) >= 2
+
+
+WRONG_PIPELINES = [
+    # The shape differs.
+    (0, ".transpose().transpose()", "gives shape (3, 4), but the target's shape is (4, 3)"),
+    # Same shape, other strides.
+    (0, ".view((4, 3))", "has the target's shape but stride (3, 1), not (1, 4)"),
+    # Same shape, but the walk starts elsewhere.
+    (1, ".slice(s[::1])", "starts its walk at 0, but the target's walk starts at 7"),
+    # Same shape, the walk agrees for a while and then leaves the target's.
+    (
+        6,
+        ".view((16,)).slice(s[::4])",
+        "follows the target's walk for its first cell, then visits 4 where the target visits 5",
+    ),
+    (
+        5,
+        ".slice(s[:, :, ::2]).transpose_axes((1, 0, 2))",
+        "then visits 2 where the target visits 12",
+    ),
+    # candela refuses a step: its own words, naming the step.
+    (0, ".transpose().view((12,))", "step 2 `.view((12,))`: cannot view"),
+    # A copy is a different buffer.
+    (0, ".as_contiguous().transpose()", "copies the elements into a new buffer"),
+]
+
+
+@pytest.mark.parametrize(("position", "typed", "says"), WRONG_PIPELINES)
+def test_a_wrong_pipeline_fails_saying_what_differs(position: int, typed: str, says: str) -> None:
+    step = _challenge_step_of(position)
+    verdict = lessons.grade_challenge(step, typed)
+    assert not verdict.correct and verdict.readable
+    assert verdict.message.startswith("Not quite: ")
+    assert says in verdict.message, verdict.message
+    assert verdict.hint
+    if step.challenge.solution not in typed:
+        assert step.challenge.solution not in verdict.message
+
+
+def test_the_difference_names_the_offset_when_only_the_offset_differs() -> None:
+    target = lessons.Target(shape=(2,), stride=(1,), offset=1)
+    assert lessons._difference(target, Layout((4,)).slice(candela.s[0:2])) == (
+        "starts at offset 0, but the target starts at offset 1"
+    )
+    assert lessons._difference(target, Layout((4,)).slice(candela.s[1:3])) == ""
+
+
+HOSTILE = [
+    "__import__('os').system('touch {marker}')",
+    ".transpose() if open('{marker}', 'w') else 0",
+    ".transpose(); open('{marker}', 'w')",
+    ".slice(s[open('{marker}', 'w')])",
+    ".view((open('{marker}', 'w'),))",
+    ".__class__.__init__.__globals__['os'].system('touch {marker}')",
+    ".transpose(__import__('os').system('touch {marker}'), 0)",
+    "lambda: open('{marker}', 'w')",
+    ".transpose()\nimport os; os.system('touch {marker}')",
+    "eval(\"open('{marker}', 'w')\")",
+    ".transpose(x=open('{marker}', 'w'))",
+    ".transpose()[open('{marker}', 'w')]",
+    "." + "transpose()." * 400 + "transpose()",
+    "(" * 500 + ")" * 500,
+    "",
+    "   ",
+]
+
+
+@pytest.mark.parametrize("typed", HOSTILE)
+def test_hostile_text_is_refused_with_a_message_and_never_run(tmp_path: Path, typed: str) -> None:
+    marker = tmp_path / "ran"
+    text = typed.format(marker=marker)
+    step = _challenge_step_of(0)
+    verdict = lessons.grade_challenge(step, text)
+    assert not verdict.correct and not verdict.readable
+    assert "Type a chain of operations" in verdict.message
+    assert not marker.exists()
+
+
+def test_a_challenge_verdict_reads_a_typographic_minus() -> None:
+    assert lessons.grade_challenge(_challenge_step_of(1), ".slice(s[::\u22121])").correct
+
+
+def test_describe_target_says_what_to_reach() -> None:
+    step = _challenge_step_of(1)
+    assert lessons.describe_target(step.challenge.target) == (
+        "shape (8,); the walk visits 7, 6, 5, 4, 3, 2, 1, 0"
+    )
+    long = lessons.Target(positions=tuple(range(30)))
+    assert lessons.describe_target(long, limit=3) == "the walk visits 0, 1, 2, ... (30 in all)"
+
+
+def _challenge_lesson(**changes) -> Lesson:
+    data = _valid()
+    data["steps"] = [{"shape": [3, 4], "ops": "", "text": "t", "challenge": _challenge(**changes)}]
+    return lessons.parse_lesson(data, "01-demo.json")
+
+
+def test_verify_lesson_catches_a_wrong_solution_and_a_target_already_reached() -> None:
+    assert verify_lesson(_challenge_lesson()) == []
+    (wrong,) = verify_lesson(_challenge_lesson(solution=".transpose().transpose()"))
+    assert "steps[0].challenge.solution: does not reach the target" in wrong
+    (trivial,) = verify_lesson(
+        _challenge_lesson(target={"shape": [3, 4], "stride": [4, 1]}, solution=".view((3, 4))")
+    )
+    assert "steps[0].challenge.target: the start already is the target" in trivial
+    (shown,) = verify_lesson(_challenge_lesson(prompt="Type .transpose() here."))
+    assert "shows the reference solution" in shown
+
+
+def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
+    lesson = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": ".transpose()",
+            "text": "stride `(4, 1)` becomes `(1, 4)`",
+            "reveal": "said after",
+            "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+        }
+    )
+    (problem,) = [p for p in verify_lesson(lesson) if "(1, 4)" in p]
+    assert "01-demo.json: steps[0]: shows the answer" in problem
+    moved = _lesson_with(
+        {
+            "shape": [3, 4],
+            "ops": ".transpose()",
+            "text": "What happens to the strides?",
+            "reveal": "stride `(4, 1)` becomes `(1, 4)`",
+            "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
+        }
+    )
+    assert verify_lesson(moved) == []
+    assert moved.steps[0].reveal == "stride `(4, 1)` becomes `(1, 4)`"
+
+
+def test_a_lesson_without_the_new_fields_still_loads(tmp_path: Path) -> None:
+    lesson = load_lesson_file(_write(tmp_path, _valid()))
+    assert lesson.steps[0].reveal == "" and lesson.steps[0].challenge is None

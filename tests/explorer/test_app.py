@@ -19,6 +19,7 @@ from bokeh.document import Document
 
 from explorer import columns as C
 from explorer.app import Explorer
+from explorer.ops import names
 from explorer.state import StateError, parse_shape
 
 
@@ -29,7 +30,7 @@ def field(ex: Explorer, name: str) -> str:
 
 
 def error_text(ex: Explorer) -> str:
-    return re.search(r'class="candela-error">(.*)</div>', ex._error_pane.object, re.S).group(1)
+    return re.search(r'class="candela-error"[^>]*>(.*)</div>', ex.error_pane.object, re.S).group(1)
 
 
 def test_constructed_state_shows_in_the_fields():
@@ -53,13 +54,13 @@ def test_constructed_state_shows_in_the_fields():
 
 def test_setting_ops_updates_layout_fields_and_column_data():
     ex = Explorer(shape=(3, 4))
-    assert ex.logical_source.data["pos"].tolist() == list(range(12))
+    assert ex.figures.logical_source.data["pos"].tolist() == list(range(12))
     ex.ops = ".transpose()"
     assert ex.layout.stride == (1, 4)
     assert field(ex, "shape") == "(4, 3)"
-    assert ex.logical_source.data["pos"].tolist() == ex.layout.positions().tolist()
-    assert ex.frames_source.data["delta"].tolist()[3] == -7
-    assert ex.ops_input.value == ".transpose()"
+    assert ex.figures.logical_source.data["pos"].tolist() == ex.layout.positions().tolist()
+    assert ex.figures.frames_source.data["delta"].tolist()[3] == -7
+    assert ex.editor.ops_input.value == ".transpose()"
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_setting_ops_updates_layout_fields_and_column_data():
 )
 def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
     ex = Explorer(shape=(3, 4), ops=".transpose()")
-    before = (ex.layout, dict(ex.logical_source.data), ex.fields_pane.object)
+    before = (ex.layout, dict(ex.figures.logical_source.data), ex.fields_pane.object)
     if "ops" in change and change["ops"].startswith(".view"):
         change = {"ops": ".transpose()" + change["ops"]}
     ex.param.update(**change)
@@ -84,7 +85,7 @@ def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
     assert words.split("`")[0] in error_text(ex)
     assert ex.layout == before[0]
     assert ex.fields_pane.object == before[2]
-    assert ex.logical_source.data["pos"].tolist() == before[1]["pos"].tolist()
+    assert ex.figures.logical_source.data["pos"].tolist() == before[1]["pos"].tolist()
     ex.ops = ".transpose().slice(s[1:])"
     ex.shape = (3, 4)
     assert ex.error is None and error_text(ex) == ""
@@ -98,47 +99,35 @@ def test_bad_state_at_construction_shows_the_default_under_the_message():
 
 def test_widgets_and_text_write_one_pipeline():
     ex = Explorer(shape=(3, 4))
-    ex.op_buttons["narrow"].clicks += 1
-    assert ex.op_choice.value == "narrow"
-    dim, start, length = ex.arg_widgets["narrow"]
-    dim.value, start.value, length.value = 0, 1, 2
-    ex.add_button.clicks += 1
+    ex.editor.op_choice.value = "narrow"
+    assert ex.editor.op_choice.value == "narrow"
+    dim, start, length = ex.editor.arg_widgets["narrow"]
+    dim.value, start.value, length.value = "0", "1", "2"
+    ex.editor.add_button.clicks += 1
     assert ex.ops == ".narrow(0, 1, 2)" and ex.layout.shape == (2, 4) and ex.layout.offset == 4
-    ex.op_buttons["slice"].clicks += 1
-    ex.arg_widgets["slice"][0].value = ":, ::-1"
-    ex.add_button.clicks += 1
+    ex.editor.op_choice.value = "slice"
+    ex.editor.arg_widgets["slice"][0].value = ":, ::-1"
+    ex.editor.add_button.clicks += 1
     assert ex.ops == ".narrow(0, 1, 2).slice(s[:, ::-1])"
     assert ex.layout.stride == (4, -1)
-    ex.ops_input.value = ".transpose()"  # typing is the same pipeline
+    ex.editor.ops_input.value = ".transpose()"  # typing is the same pipeline
     assert ex.ops == ".transpose()" and ex.layout.shape == (4, 3)
 
 
 def test_argument_widgets_cannot_smuggle_code():
     ex = Explorer(shape=(3, 4))
-    ex.op_buttons["view"].clicks += 1
-    ex.arg_widgets["view"][0].value = "12), __import__('os').system('true'"
-    ex.add_button.clicks += 1
+    ex.editor.op_choice.value = "view"
+    ex.editor.arg_widgets["view"][0].value = "12), __import__('os').system('true'"
+    ex.editor.add_button.clicks += 1
     assert ex.error and ex.ops == "" and ex.layout.shape == (3, 4)
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        "view",
-        "slice",
-        "narrow",
-        "transpose",
-        "transpose_axes",
-        "broadcast",
-        "rotate_axis_innermost",
-        "as_contiguous",
-    ],
-)
+@pytest.mark.parametrize("op", names())
 def test_every_op_button_adds_a_step_with_its_default_arguments(op):
     ex = Explorer(shape=(3, 4))
-    ex.op_buttons[op].clicks += 1
-    ex.add_button.clicks += 1
-    assert ex.ops.startswith(f".{op}(")
+    ex.editor.op_choice.value = op
+    ex.editor.add_button.clicks += 1
+    assert ex.ops.startswith(f".{op}")
     assert ex.error is None, ex.error
 
 
@@ -163,12 +152,12 @@ def test_undo_and_reset_walk_back_through_good_states():
 
 def test_step_selection_shows_before_and_after():
     ex = Explorer(shape=(3, 4), ops=".transpose().narrow(0, 1, 2)")
-    assert list(ex.step_select.options.values()) == [1, 2]
-    ex.step_select.value = 1
-    assert "before: (3, 4):(4, 1) adj (1, 1) offset 0" in ex.step_pane.object
-    assert "after:  (4, 3):(1, 4) adj (-7, 4) offset 0" in ex.step_pane.object
-    ex.step_select.value = 2
-    assert "after:  (2, 3):(1, 4) adj (-7, 4) offset 1" in ex.step_pane.object
+    assert list(ex.editor.step_select.options.values()) == [1, 2]
+    ex.editor.step_select.value = 1
+    assert "before: (3, 4):(4, 1) adj (1, 1) offset 0" in ex.editor.step_pane.object
+    assert "after:  (4, 3):(1, 4) adj (-7, 4) offset 0" in ex.editor.step_pane.object
+    ex.editor.step_select.value = 2
+    assert "after:  (2, 3):(1, 4) adj (-7, 4) offset 1" in ex.editor.step_pane.object
 
 
 def test_strides_in_bytes_for_a_chosen_dtype():
@@ -182,17 +171,17 @@ def test_strides_in_bytes_for_a_chosen_dtype():
 def test_as_contiguous_says_it_copied():
     ex = Explorer(shape=(3, 4), ops=".transpose().as_contiguous()")
     assert "copy" in ex.buffer_heading.object and "candela-copy-note" in ex.fields_pane.object
-    assert ex.buffer_source.data["value"] == [str(v) for v in ex.tensor.buffer.tolist()]
+    assert ex.figures.buffer_source.data["value"] == [str(v) for v in ex.tensor.buffer.tolist()]
 
 
 def test_too_many_elements_show_a_summary_not_cells():
     ex = Explorer(shape=(256, 256), ops=".transpose()")
     assert ex.error is None and ex.summary_pane.visible
     assert "65,536 elements" in ex.summary_pane.object
-    assert len(ex.logical_source.data["x"]) == 0
+    assert len(ex.figures.logical_source.data["x"]) == 0
     assert field(ex, "shape") == "(256, 256)"
     ex.shape = (64, 64)
-    assert not ex.summary_pane.visible and len(ex.logical_source.data["x"]) == 4096
+    assert not ex.summary_pane.visible and len(ex.figures.logical_source.data["x"]) == 4096
 
 
 def test_models_are_named_for_tests_and_scripts_to_find():
@@ -219,12 +208,12 @@ def test_models_are_named_for_tests_and_scripts_to_find():
 
 
 def test_traversal_script_ships_inside_the_package():
-    from explorer.app import TRAVERSE_JS
+    from explorer.figures import TRAVERSE_JS
 
     text = TRAVERSE_JS.read_text()
     assert TRAVERSE_JS.suffix == ".mjs" and "export default" in text
     ex = Explorer()
-    callbacks = ex.frame_slider.js_property_callbacks["change:value"]
+    callbacks = ex.figures.frame_slider.js_property_callbacks["change:value"]
     assert callbacks[0].code == text and callbacks[0].args["action"] == "scrub"
 
 
@@ -256,7 +245,7 @@ def test_parse_shape_refuses_with_a_message(bad):
 def test_empty_tensor_draws_nothing_and_does_not_crash():
     ex = Explorer(shape=(0, 3))
     assert ex.error is None and field(ex, "len") == "0"
-    assert len(ex.frames_source.data["pos"]) == 0
+    assert len(ex.figures.frames_source.data["pos"]) == 0
     assert C.columns_for(ex.tensor).buffer["pos"].tolist() == []
 
 

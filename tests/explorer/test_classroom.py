@@ -17,12 +17,26 @@ from bokeh.document import Document
 from bokeh.models import TapTool
 from bokeh.models.widgets import Widget as BokehWidget
 
-from explorer import classroom as CR
 from explorer import columns as C
 from explorer import lessons as L
-from explorer.app import Explorer
+from explorer.app import PRESENTER_SCALE, Explorer
 from explorer.markup import lesson_html
-from explorer.state import parse_shape
+from explorer.pipeline import format_pipeline, parse
+from explorer.state import evaluate, parse_shape
+from explorer.style import PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
+from explorer.url import query_for, read_query
+
+
+def luminance(color: str) -> float:
+    # WCAG 2 relative luminance of an sRGB colour.
+    rgb = [int(color.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def shown(ex: Explorer) -> tuple[tuple[int, ...], str]:
@@ -58,10 +72,10 @@ def test_next_and_previous_walk_the_steps_and_stop_at_the_ends():
     assert cr.next_button.disabled
     cr.next()
     assert ex.step == len(lesson.steps)
-    cr.keys._handle_msg({"key": "previous"})  # the p key, as the browser sends it
+    ex.keys._handle_msg({"key": "previous"})  # the p key, as the browser sends it
     assert ex.step == len(lesson.steps) - 1
-    cr.keys._handle_msg({"key": "next"})
-    cr.keys._handle_msg({"key": "rm -rf"})  # anything else is ignored
+    ex.keys._handle_msg({"key": "next"})
+    ex.keys._handle_msg({"key": "rm -rf"})  # anything else is ignored
     assert ex.step == len(lesson.steps)
     ex.step = 1
     cr.previous()
@@ -72,28 +86,49 @@ def test_a_question_hides_the_fields_until_graded_then_reveals():
     ex = Explorer(lesson="transpose", step=2)
     cr = ex.classroom
     assert not ex.fields_pane.visible
-    plays = cr.keys.play_count
+    plays = ex.keys.play_count
 
     verdict = cr.check("soon")  # not an answer: no reveal, nothing given away
     assert not verdict.readable and "candela-worked" not in cr.verdict_pane.object
     assert "candela-verdict-unread" in cr.verdict_pane.object
-    assert cr.keys.play_count == plays and not ex.fields_pane.visible
+    assert ex.keys.play_count == plays and not ex.fields_pane.visible
 
     cr.answer_input.value_input = "3"
     cr.check_button.clicks += 1
+    # Wrong: a hint and another try; the answer, the fields and the walk stay hidden.
     assert "candela-verdict-wrong" in cr.verdict_pane.object
-    assert "Not quite: you said 3, but adj_stride[0] is -7" in cr.verdict_pane.object
-    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in cr.verdict_pane.object  # worked out
-    assert cr.keys.play_count == plays + 1 and ex.fields_pane.visible
+    assert "Not quite: you said 3" in cr.verdict_pane.object
+    assert "-7" not in cr.verdict_pane.object and "−7" not in cr.verdict_pane.object
+    assert ex.keys.play_count == plays and not ex.fields_pane.visible
+    assert cr.show_me_button.visible and not cr.reveal_pane.visible
 
     verdict = cr.check("−7")  # a typographic minus, as slides have
     assert verdict.correct and "candela-verdict-right" in cr.verdict_pane.object
     assert "Right: adj_stride[0] is -7" in cr.verdict_pane.object
-    assert cr.keys.play_count == plays + 2
+    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in cr.verdict_pane.object  # worked out
+    assert ex.keys.play_count == plays + 1 and ex.fields_pane.visible
+    assert not cr.show_me_button.visible
 
     cr.next()
     assert cr.verdict is None and cr.answer_input.value == ""
     assert 'class="candela-verdict"></div>' in cr.verdict_pane.object
+
+
+def test_show_me_reveals_after_a_wrong_try_and_a_challenge_takes_any_right_chain():
+    ex = Explorer(lesson="transpose", step=2)
+    cr = ex.classroom
+    cr.check("3")
+    assert not ex.fields_pane.visible
+    verdict = cr.show_me()
+    assert verdict.revealed and "-7" in cr.verdict_pane.object and ex.fields_pane.visible
+    lesson = cr._find("challenges")
+    n = next(i for i, step in enumerate(lesson.steps, 1) if step.challenge is not None)
+    ex.param.update(lesson="challenges", step=n)
+    assert not ex.fields_pane.visible  # the target is not given away either
+    step = cr.current_step
+    assert not cr.check(".bogus()").readable
+    assert cr.check(step.challenge.solution).correct and ex.fields_pane.visible
+    assert ex.error is None and ex.ops.endswith(step.challenge.solution.strip())
 
 
 def test_grading_puts_the_step_back_when_the_student_changed_it():
@@ -114,15 +149,22 @@ def test_every_question_of_every_lesson_grades_its_own_answer_right():
                 assert verdict.correct, (lesson.id, n, verdict.message)
 
 
-def test_a_step_that_expects_an_error_shows_it_and_keeps_the_last_good_state():
-    ex = Explorer(lesson="contiguity", step=2)
-    good = ex.layout
-    ex.step = 3
+@pytest.mark.parametrize("reached_by", ["next", "link"])
+def test_a_step_that_expects_an_error_shows_it_over_the_state_before_the_failing_op(reached_by):
+    # The text talks about the layout the failing op is applied to: that one stays on show,
+    # whether the step is reached with "next" or opened from a link.
+    if reached_by == "next":
+        ex = Explorer(lesson="contiguity", step=2)
+        ex.step = 3
+    else:
+        ex = Explorer()
+        ex.open_url("?lesson=contiguity&step=3")
     step = ex.classroom.current_step
     assert step.expect_error == "NonContiguousView"
     assert ex.error and "non-contiguous" in ex.error
-    assert ex.layout == good
-    assert '<div class="candela-error">' in ex._error_pane.object
+    before_failing = evaluate(step.shape, format_pipeline(parse(step.ops)[:-1])).layout
+    assert ex.layout == before_failing and ex.layout != L.step_layout(L.Step(step.shape, "", ""))
+    assert 'class="candela-error"' in ex.error_pane.object
     assert "NonContiguousView" in ex.classroom.text_pane.object
     ex.step = 4
     assert ex.error is None
@@ -142,12 +184,13 @@ def test_a_step_that_expects_an_error_shows_it_and_keeps_the_last_good_state():
 )
 def test_a_link_opens_its_lesson_step_or_says_what_is_wrong(query, lesson, step, words):
     ex = Explorer()
-    message = ex.classroom.open_query(query)
+    message = ex.open_url(query)
     assert (ex.lesson, ex.step) == (lesson, step)
     if words is None:
         assert message is None
     else:
-        assert words in message and words in html_text(ex.classroom.message_pane.object)
+        shown = html_text(ex.classroom.message_pane.object) + html_text(ex.error_pane.object)
+        assert words in message and words in shown
     assert ex.layout is not None  # never a blank page
 
 
@@ -158,51 +201,48 @@ def html_text(markup: str) -> str:
 
 
 def test_the_url_is_a_clean_link_on_a_lesson_step_and_keeps_changes_otherwise():
-    ex = Explorer()
-    cr = ex.classroom
-    base = "?shape=3,4&ops=.transpose()"
-    assert cr.url_search(base) == base
-    cr.open_query("?lesson=transpose&step=2&presenter=true")
+    ex = Explorer(ops=".transpose()")
+    assert query_for(ex, ex.classroom.at_step()) == "?shape=3,4&ops=.transpose()"
+    ex.open_url("?lesson=transpose&step=2&presenter=true")
     assert ex.presenter
-    assert cr.url_search(base) == "?lesson=transpose&step=2&presenter=true"
+    assert ex.url.location.search == "?lesson=transpose&step=2&presenter=true"
     ex.ops = ".transpose().transpose()"
-    assert cr.url_search("?shape=3,4&ops=X") == (
-        "?shape=3,4&ops=X&lesson=transpose&step=2&presenter=true"
+    assert ex.url.location.search == (
+        "?shape=3,4&ops=.transpose().transpose()&lesson=transpose&step=2&presenter=true"
     )
-    assert CR.read_query("?shape=3,4&lesson=a&step=2&presenter=") == {
-        "lesson": "a",
-        "step": "2",
-        "presenter": "",
-    }
+    assert read_query("?shape=3,4&lesson=a&step=2&presenter=") == (
+        {"lesson": "a", "step": 2, "presenter": True, "shape": "3,4"},
+        [],
+    )
 
 
 def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     root = ex.__panel__()
-    size = (ex.logical_figure.width, ex.buffer_figure.height)
-    font = ex._labels[0].glyph.text_font_size
+    size = (ex.figures.logical_figure.width, ex.figures.buffer_figure.height)
+    font = ex.figures.labels[0].glyph.text_font_size
     ex.presenter = True
     assert "candela-presenter" in root.css_classes
-    assert CR.PRESENTER_CSS in ex.fields_pane.stylesheets
-    assert CR.PRESENTER_CSS in ex.classroom.question_pane.stylesheets
+    assert PRESENTER_CSS in ex.fields_pane.stylesheets
+    assert PRESENTER_CSS in ex.classroom.question_pane.stylesheets
     # cells (and so figures) grow by the scale, to within a pixel a cell
-    assert ex.logical_figure.width >= (CR.PRESENTER_SCALE - 0.1) * (size[0] - 8)
-    assert ex._labels[0].glyph.text_font_size != font
+    assert ex.figures.logical_figure.width >= (PRESENTER_SCALE - 0.1) * (size[0] - 8)
+    assert ex.figures.labels[0].glyph.text_font_size != font
     assert not any(part.visible for part in ex.editing_parts)  # a projector needs no editor
-    assert ex.shape_input.visible and ex.ops_input.visible
+    assert ex.editor.shape_input.visible and ex.editor.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
     redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
-    assert ex.logical_figure.width == redrawn.logical_figure.width
+    assert ex.figures.logical_figure.width == redrawn.logical_figure.width
     ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
-    assert ex.logical_figure.width == redrawn.logical_figure.width
+    assert ex.figures.logical_figure.width == redrawn.logical_figure.width
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
-    assert CR.PRESENTER_CSS not in ex.fields_pane.stylesheets
+    assert PRESENTER_CSS not in ex.fields_pane.stylesheets
     assert (
-        ex.logical_figure.width
+        ex.figures.logical_figure.width
         == Explorer(shape=(3, 4), ops=".transpose().transpose()").logical_figure.width
     )
-    assert ex._labels[0].glyph.text_font_size == font
+    assert ex.figures.labels[0].glyph.text_font_size == font
     assert all(part.visible for part in ex.editing_parts)
 
 
@@ -294,7 +334,8 @@ def test_mark_colours_are_okabe_ito_and_elements_viridis():
 
     for name, color in MARKS.items():
         assert color.upper() in OKABE_ITO or name == "not read", name
-    assert {CR.RIGHT_COLOR, CR.WRONG_COLOR} <= OKABE_ITO
+    for color in (RIGHT_COLOR, WRONG_COLOR):  # text colours: readable on white (WCAG AA)
+        assert contrast(color, "#FFFFFF") >= 4.5, color
     assert set(C.element_colors(100)) <= set(Viridis256)
 
 
@@ -304,17 +345,14 @@ def test_every_two_marks_stay_apart_under_colour_blind_vision(vision):
     assert distance("#d62728", "#2ca02c", "deuteranopia") < 15
     for (a, x), (b, y) in itertools.combinations(MARKS.items(), 2):
         assert distance(x, y, vision) >= 15, (a, b, vision)
-    assert distance(CR.RIGHT_COLOR, CR.WRONG_COLOR, vision) >= 15
+    assert distance(RIGHT_COLOR, WRONG_COLOR, vision) >= 15
 
 
 def test_toggling_presenter_mode_writes_the_url_at_once():
-    from types import SimpleNamespace
-
     ex = Explorer()
-    ex._url = SimpleNamespace(search="")  # what a served page's location holds
-    ex.classroom.open_query("?lesson=transpose&step=2")
-    assert ex._url.search == "?lesson=transpose&step=2"
+    ex.open_url("?lesson=transpose&step=2")
+    assert ex.url.location.search == "?lesson=transpose&step=2"
     ex.presenter = True  # the checkbox: a reload must stay in presenter mode
-    assert ex._url.search == "?lesson=transpose&step=2&presenter=true"
+    assert ex.url.location.search == "?lesson=transpose&step=2&presenter=true"
     ex.presenter = False
-    assert ex._url.search == "?lesson=transpose&step=2"
+    assert ex.url.location.search == "?lesson=transpose&step=2"

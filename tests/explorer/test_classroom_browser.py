@@ -100,7 +100,7 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
         page.keyboard.press("ArrowLeft")
     page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 6"))
     page.evaluate(model_js("m('speed-slider').value = 1"))
-    playing = "() => [...globalThis.__candelaTraverse.values()].some(st => st.timer !== null)"
+    playing = model_js("return m('play-button').label.includes('pause')")
     page.keyboard.press(" ")
     page.wait_for_function(playing)
     page.keyboard.press(" ")

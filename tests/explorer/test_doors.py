@@ -242,7 +242,7 @@ def test_one_bad_file_is_skipped_named_and_logged_once_and_the_others_load(
     import json
 
     pytest.importorskip("panel")
-    from explorer.classroom import Classroom
+    from explorer.classroom import read_catalogue
 
     good = valid_lesson()
     (tmp_path / "01-demo.json").write_text(json.dumps(good), encoding="utf-8")
@@ -254,7 +254,7 @@ def test_one_bad_file_is_skipped_named_and_logged_once_and_the_others_load(
     monkeypatch.setenv("CANDELA_LESSONS", str(tmp_path))
     caplog.set_level("WARNING", logger="explorer.lessons")
     for _ in range(2):  # a page per student
-        lessons, problems = Classroom._read_catalogue()
+        lessons, problems = read_catalogue()
         assert [lesson.id for lesson in lessons] == ["demo"]
         assert any("02-broken.json" in p and "ask" in p for p in problems), problems
         assert any("03-deep.json" in p and "nested" in p for p in problems), problems
@@ -323,7 +323,7 @@ def test_the_parser_raises_only_pipeline_errors(ops):
         ("3,4", ".view((" + "9" * 1500 + ",))", "1,500 digits"),
         ("3,4", ".slice(s[::9223372036854775808])", "9223372036854775808 is outside the 64-bit"),
         ("3,4", ".slice(s[::9223372036854775807])", "beyond the 64-bit"),
-        ("3,4", ".broadcast((" + "1," * 63 + "3, 4))", "rank 65"),
+        ("3,4", ".broadcast((" + "1," * 63 + "3, 4))", "65 axes"),
         ("0", ".broadcast((9223372036854775807, 0))", "more than the 1,048,576"),
         ("²", "", "`²` is not a whole number"),
         ("0,1,1,1,1,1,1,9999999999999999999", "", "has 19 digits"),
@@ -354,7 +354,7 @@ def quick_pages(monkeypatch):
     """The page and the explorer stubbed: these tests are about where the page goes."""
     pytest.importorskip("panel")
     from candela import Layout
-    from explorer import app, export
+    from explorer import export, state
 
     class Stub:
         error = None
@@ -364,7 +364,7 @@ def quick_pages(monkeypatch):
             pass
 
     monkeypatch.setattr(export, "export_html", lambda ex, title="": PAGE)
-    monkeypatch.setattr(app, "Explorer", Stub)
+    monkeypatch.setattr(state, "ExplorerState", Stub)
 
 
 def _export(capsys, path, *more):

@@ -29,7 +29,7 @@ def test_save_html_writes_one_self_contained_page(tmp_path):
     path = ex.save_html(tmp_path / "page.html")
     page = path.read_text(encoding="utf-8")
     assert_self_contained(page)
-    assert "__candelaTraverse" in page  # traverse.mjs, for play, scrub and hover
+    assert "args.frames.__candela" in page  # traverse.mjs, for play, scrub and hover
     assert "candela-adj-stride" in page and "adj_stride[0] = 1 - 4*(3-1) = -7" in page
 
 
@@ -37,11 +37,11 @@ def test_export_is_of_the_last_good_state_and_leaves_the_explorer_alone():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     ex.ops = ".transpose().view((12,))"  # bad: the explorer keeps showing the transpose
     assert ex.error
-    figure_doc = ex.logical_figure.document
+    figure_doc = ex.figures.logical_figure.document
     page = export_html(ex)
     assert ".transpose()" in page and ".view((12,))" not in page
     # Built from a copy: the explorer's own figures still belong where they were.
-    assert ex.logical_figure.document is figure_doc
+    assert ex.figures.logical_figure.document is figure_doc
     assert ex.layout == Layout((3, 4)).transpose()
 
 

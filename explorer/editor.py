@@ -1,0 +1,216 @@
+"""The editing tools of the page: the shape and pipeline boxes, the op chooser, undo, steps.
+
+:class:`Editor` turns what a person types or clicks into changes of an
+:class:`~explorer.state.ExplorerState` and keeps its boxes showing that state.
+The op chooser and the argument boxes come from the op registry
+(:mod:`explorer.ops`): an argument box's text is only pasted into the
+pipeline text, which the parser checks, so nothing typed is evaluated. The
+argument boxes of an op are built the first time it is chosen.
+"""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from .fields import UNITS, layout_line
+from .ops import REGISTRY
+from .pipeline import PipelineError, format_step, parse
+from .state import ExplorerState, StateError, parse_shape, shape_text
+from .style import CSS
+
+#: The op chosen when the page opens.
+FIRST_OP = "transpose"
+
+
+class Editor:
+    """The editing tools over one state; ``panel`` is their column on the page."""
+
+    def __init__(self, state: ExplorerState) -> None:
+        self.state = state
+        self.arg_widgets: dict[str, list] = {}
+        self._build()
+        state.param.watch(self._show_state, ["shape", "ops", "result", "unit"])
+        self._show_state()
+
+    # ------------------------------------------------------------------ building
+
+    def _build(self) -> None:
+        st = self.state
+        self.shape_input = pn.widgets.TextInput(
+            label="shape (e.g. 3,4)",
+            value=self._shape_text(),
+            css_classes=["candela-shape-input"],
+            width=150,
+            disabled=st.start is not None,
+        )
+        self.ops_input = pn.widgets.TextInput(
+            label="pipeline (press Enter to apply)",
+            value=st.ops,
+            placeholder=".transpose().slice(s[0:2, ::-1])",
+            css_classes=["candela-ops-input"],
+            sizing_mode="stretch_width",
+            min_width=260,
+        )
+        self.unit_select = pn.widgets.Select.from_param(
+            st.param.unit, name="strides in", options=list(UNITS), width=110,
+            css_classes=["candela-unit-select"],
+        )  # fmt: skip
+        self.undo_button = pn.widgets.Button(
+            name="undo", css_classes=["candela-undo"], width=64, align="end"
+        )
+        self.reset_button = pn.widgets.Button(
+            name="reset", css_classes=["candela-reset"], width=64, align="end"
+        )
+        self.op_choice = pn.widgets.RadioButtonGroup(
+            options=list(REGISTRY),
+            value=FIRST_OP,
+            button_type="light",
+            button_style="outline",
+            css_classes=["candela-ops"],
+            stylesheets=[":host .bk-btn-group { flex-wrap: wrap; } .bk-btn { flex: 0 0 auto; }"],
+            sizing_mode="stretch_width",
+        )
+        self.op_help = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.arg_row = pn.Row()
+        self.add_button = pn.widgets.Button(
+            name="add step", button_type="primary", css_classes=["candela-add-step"],
+            width=90, align="end",
+        )  # fmt: skip
+        self.step_select = pn.widgets.Select(
+            name="show step", options={}, width=260, css_classes=["candela-step-select"]
+        )
+        self.step_pane = pn.pane.HTML(
+            "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
+        )
+        self.builder = pn.Column(
+            pn.pane.HTML('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
+            self.op_choice,
+            self.op_help,
+            pn.Row(self.arg_row, self.add_button),
+            sizing_mode="stretch_width",
+        )
+        self.step_view = pn.Column(self.step_select, self.step_pane, sizing_mode="stretch_width")
+        self._choose(FIRST_OP)
+
+        self.shape_input.param.watch(self._on_shape_input, "value")
+        self.ops_input.param.watch(self._on_ops_input, "value")
+        self.undo_button.on_click(lambda e: st.undo())
+        self.reset_button.on_click(lambda e: st.reset())
+        self.add_button.on_click(lambda e: self.add())
+        self.op_choice.param.watch(lambda e: self._choose(e.new), "value")
+        self.step_select.param.watch(lambda e: self._show_step(), "value")
+
+    @property
+    def editing_parts(self) -> list:
+        """What presenter mode hides: the tools a projected lesson does not need."""
+        return [self.unit_select, self.undo_button, self.reset_button, self.builder, self.step_view]
+
+    def widgets_for(self, op: str) -> list:
+        """The argument boxes of ``op``, built the first time they are asked for."""
+        if op not in self.arg_widgets:
+            self.arg_widgets[op] = [
+                pn.widgets.TextInput(
+                    name=f"{arg.name}{' (optional)' if arg.optional else ''}",
+                    value=arg.default,
+                    width=150 if arg.kind != "int" else 80,
+                    css_classes=[f"candela-arg-{op}-{i}"],
+                )
+                for i, arg in enumerate(REGISTRY[op].args)
+            ]
+        return self.arg_widgets[op]
+
+    # ------------------------------------------------------------------ actions
+
+    def step_text(self, op: str | None = None) -> str:
+        """The step the op chooser and argument boxes describe, e.g. ``.narrow(0, 0, 1)``."""
+        op = op or self.op_choice.value
+        return REGISTRY[op].call_text([w.value for w in self.widgets_for(op)])
+
+    def add(self) -> None:
+        """Append the described step to the pipeline, or say what is wrong with its arguments."""
+        op = self.op_choice.value
+        try:
+            (step,) = parse(self.step_text())
+        except (PipelineError, ValueError) as exc:
+            self.state.show_error(f"{REGISTRY[op].signature} arguments: {exc}")
+            return
+        self.state.add_step(format_step(step))
+
+    def _choose(self, op: str) -> None:
+        spec = REGISTRY[op]
+        self.arg_row.objects = self.widgets_for(op)
+        foreign = " · ".join(x for x in (f"NumPy: {spec.numpy}", f"PyTorch: {spec.torch}") if x)
+        self.op_help.object = (
+            f'<div class="candela-op-help"><code>{html.escape(spec.signature)}</code> '
+            f"{html.escape(spec.help)}<br><span class=candela-legend>{html.escape(foreign)}"
+            "</span></div>"
+        )
+
+    # ------------------------------------------------------------------ boxes <-> state
+
+    def _shape_text(self) -> str:
+        shape = self.state.shape
+        if isinstance(shape, str):
+            return shape
+        try:
+            return shape_text(parse_shape(shape))
+        except StateError:
+            return str(shape)
+
+    def _on_shape_input(self, event) -> None:
+        try:
+            same = parse_shape(event.new) == parse_shape(self.state.shape)
+        except StateError:
+            same = False
+        if not same:
+            self.state.shape = event.new
+
+    def _on_ops_input(self, event) -> None:
+        if event.new != self.state.ops:
+            self.state.ops = event.new
+
+    def _show_state(self, *events) -> None:
+        try:
+            same = parse_shape(self.shape_input.value) == parse_shape(self.state.shape)
+        except StateError:
+            same = self.shape_input.value == self._shape_text()
+        if not same:
+            self.shape_input.value = self._shape_text()
+        if self.ops_input.value != self.state.ops:
+            self.ops_input.value = self.state.ops
+        if not events or any(e.name in ("result", "unit") for e in events):
+            self._show_steps()
+
+    def _show_steps(self) -> None:
+        steps = self.state.result.steps
+        options = {f"{i}. {format_step(s)}": i for i, s in enumerate(steps, 1)}
+        if not options:
+            options = {"(no steps yet)": 0}
+        self.step_select.options = options
+        last = max(options.values())
+        if self.step_select.value != last:
+            self.step_select.value = last
+        else:
+            self._show_step()
+
+    def _show_step(self) -> None:
+        i = self.step_select.value or 0
+        result = self.state.result
+        if not i or i >= len(result.states):
+            self.step_pane.object = (
+                '<div class="candela-steps"><div>no steps yet: pick an operation and press '
+                "add step, or type a pipeline</div></div>"
+            )
+            return
+        before, after = result.states[i - 1].layout, result.states[i].layout
+        unit = self.state.unit
+        self.step_pane.object = (
+            '<div class="candela-steps">'
+            f'<div class="candela-step-before">before: {html.escape(layout_line(before, unit))}'
+            "</div>"
+            f'<div class="candela-step-text">{html.escape(format_step(result.steps[i - 1]))}</div>'
+            f'<div class="candela-step-after">after:  {html.escape(layout_line(after, unit))}</div>'
+            "</div>"
+        )

@@ -1,0 +1,57 @@
+"""The keyboard of one explorer (``keys.mjs`` in the browser) and the help line it shows.
+
+Arrows and space act on the explorer's own traversal buttons, in the browser,
+and only on the explorer that has the focus or was clicked last. ``n`` and
+``p`` and the back/forward buttons come to the server as messages:
+:class:`Keys` hands them to the callbacks it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import param
+from panel.custom import JSComponent
+
+from .style import CSS
+
+KEYS_JS = Path(__file__).with_name("keys.mjs")
+
+
+class Keys(JSComponent):
+    """The explorer's keyboard (see ``keys.mjs``) and its one line of help.
+
+    ``on_key("next" | "previous")`` runs for ``n`` and ``p``; ``on_history(search)``
+    for the browser's back and forward buttons. Raising ``play_count`` plays the
+    traversal (a lesson's reveal).
+    """
+
+    play_count = param.Integer(default=0, doc="Raised by the server to play the traversal.")
+    follow_history = param.Boolean(
+        default=False, doc="Report the back and forward buttons (only when served)."
+    )
+
+    _esm = KEYS_JS
+
+    def __init__(
+        self,
+        on_key: Callable[[str], None] | None = None,
+        on_history: Callable[[str], None] | None = None,
+        **params: Any,
+    ) -> None:
+        params.setdefault("stylesheets", [CSS])
+        params.setdefault("css_classes", ["candela-keys-help"])
+        super().__init__(**params)
+        self._on_key = on_key
+        self._on_history = on_history
+
+    def _handle_msg(self, msg: Any) -> None:
+        if not isinstance(msg, dict):
+            return
+        key, search = msg.get("key"), msg.get("search")
+        if key in ("next", "previous") and self._on_key is not None:
+            self._on_key(key)
+        elif isinstance(search, str) and len(search) <= 8192 and self._on_history is not None:
+            self._on_history(search)

@@ -1,0 +1,359 @@
+"""The operations the explorer offers, each declared once.
+
+An :class:`Op` says everything the rest of the explorer needs to know about one
+operation: its name, its arguments (with their kinds and the argument boxes'
+starting text), a one-line help, how NumPy and PyTorch spell it, the names
+other libraries use for it, and how it applies to a ``candela.Tensor``. The
+parser (:mod:`explorer.pipeline`), the argument boxes and the step text of the
+page, the help and the lesson checks all read :data:`REGISTRY`, so adding an
+operation means candela plus one :func:`register` call.
+
+Argument kinds:
+
+- ``int``: an integer literal, e.g. ``narrow``'s ``dim``;
+- ``ints``: a tuple or list of integer literals, or one integer;
+- ``slices``: an ``s[...]`` subscript.
+
+>>> REGISTRY["narrow"].signature
+'.narrow(dim, start, length)'
+>>> REGISTRY["permute"].call_text(("1, 0",))
+'.permute(1, 0)'
+>>> suggestion("swapaxes")
+'`swapaxes` is not a candela operation: NumPy and PyTorch `swapaxes` is `.transpose(dim0, dim1)` here'
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["REGISTRY", "Arg", "Op", "names", "register", "suggestion", "unregister"]
+
+KINDS = ("int", "ints", "slices")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of an operation: its name, kind and the argument box's starting text."""
+
+    name: str
+    kind: str
+    default: str = ""
+    #: May be left out (only trailing arguments, and then every one after it too).
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"argument {self.name!r}: kind {self.kind!r} is not one of {KINDS}")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation of the pipeline.
+
+    ``apply(tensor, args)`` runs it; by default it calls the candela method of
+    the same name (``method`` when that differs) with the parsed arguments,
+    ``s[...]`` items turned into slice ranges, and a lone ``ints`` argument
+    spread into positions when ``spread`` is set (``permute(1, 0)``).
+    """
+
+    name: str
+    args: tuple[Arg, ...] = ()
+    help: str = ""
+    numpy: str = ""
+    torch: str = ""
+    #: Other libraries' names for this operation; typing one names this op in the message.
+    foreign: tuple[str, ...] = ()
+    #: ``permute(1, 0)`` and ``permute((1, 0))`` both accepted, and called spread.
+    spread: bool = False
+    #: Written without parentheses, as a property: ``.T``.
+    attribute: bool = False
+    #: Makes a new buffer (``as_contiguous``): positions then index the copy.
+    copies: bool = False
+    method: str | None = None
+    run: Callable[[Any, tuple], Any] | None = None
+
+    @property
+    def arities(self) -> tuple[int, ...]:
+        """The argument counts a call may have (optional arguments trail)."""
+        required = sum(not a.optional for a in self.args)
+        return tuple(range(required, len(self.args) + 1))
+
+    @property
+    def signature(self) -> str:
+        """``.narrow(dim, start, length)``; optional arguments in brackets; ``.T`` for a property."""
+        if self.attribute:
+            return f".{self.name}"
+        parts = [f"[{a.name}]" if a.optional else a.name for a in self.args]
+        return f".{self.name}(" + ", ".join(parts) + ")"
+
+    def apply(self, tensor: Any, args: tuple) -> Any:
+        """Apply to a candela ``Tensor`` (or ``Layout``) with parsed arguments."""
+        if self.run is not None:
+            return self.run(tensor, args)
+        target = getattr(tensor, self.method or self.name)
+        if self.attribute:
+            return target
+        values = [_candela_value(a) for a in args]
+        if self.spread and len(values) == 1 and isinstance(values[0], tuple):
+            values = list(values[0])
+        return target(*values)
+
+    def call_text(self, texts: tuple[str, ...] | list[str]) -> str:
+        """The step's text from the argument boxes' texts, e.g. ``.narrow(0, 1, 2)``.
+
+        A box's text is only pasted into the pipeline text, which the parser then
+        checks: nothing typed in an argument box is evaluated either. Empty boxes
+        of optional arguments are left out.
+        """
+        if self.attribute:
+            return f".{self.name}"
+        parts = []
+        for arg, text in zip(self.args, texts):
+            text = str(text).strip()
+            if not text and arg.optional:
+                break
+            if arg.kind == "ints" and not self.spread:
+                inner = text.strip("()[]").strip().rstrip(",")
+                text = f"({inner},)" if inner else "()"
+            elif arg.kind == "ints":
+                text = text.strip("()[]").strip().rstrip(",")
+            elif arg.kind == "slices":
+                text = "s[" + text.removeprefix("s[").removesuffix("]") + "]"
+            parts.append(text)
+        return f".{self.name}(" + ", ".join(parts) + ")"
+
+
+def _candela_value(value: Any) -> Any:
+    # An ``s[...]`` argument is parsed to plain items; candela takes them through ``s``.
+    items = getattr(value, "items", None)
+    if items is not None and not isinstance(value, dict):
+        from candela import s
+
+        return s[items]
+    return value
+
+
+#: Every operation, in the order the page offers them.
+REGISTRY: dict[str, Op] = {}
+# A name other libraries use -> the op that does it here.
+_FOREIGN: dict[str, str] = {}
+
+
+def register(op: Op) -> Op:
+    """Add an operation (or replace one of the same name); returns it."""
+    REGISTRY[op.name] = op
+    for name in op.foreign:
+        _FOREIGN[name] = op.name
+    return op
+
+
+def unregister(name: str) -> None:
+    """Remove an operation and its foreign names (tests add throwaway ones)."""
+    op = REGISTRY.pop(name)
+    for foreign in op.foreign:
+        if _FOREIGN.get(foreign) == name:
+            del _FOREIGN[foreign]
+
+
+def names() -> tuple[str, ...]:
+    """The operation names, in the order the page offers them."""
+    return tuple(REGISTRY)
+
+
+def suggestion(name: str) -> str:
+    """The message for a name that is not an operation: the nearest one, by meaning or spelling."""
+    if name in _FOREIGN and _FOREIGN[name] in REGISTRY:
+        op = REGISTRY[_FOREIGN[name]]
+        return (
+            f"`{name}` is not a candela operation: NumPy and PyTorch `{name}` is "
+            f"`{op.signature}` here"
+        )
+    close = difflib.get_close_matches(name, [*REGISTRY, *_FOREIGN], n=1, cutoff=0.6)
+    if close:
+        near = REGISTRY.get(close[0]) or REGISTRY.get(_FOREIGN.get(close[0], ""))
+        if near is not None:
+            return (
+                f"`{name}` is not an operation the explorer knows: did you mean `{near.signature}`?"
+            )
+    return f"`{name}` is not an operation the explorer knows (use one of {', '.join(REGISTRY)})"
+
+
+def _slice(tensor: Any, args: tuple) -> Any:
+    from candela import s
+
+    (spec,) = args
+    return tensor.slice(s[spec.items])
+
+
+# --------------------------------------------------------------------------- the operations
+
+register(
+    Op(
+        "transpose",
+        (Arg("dim0", "int", optional=True), Arg("dim1", "int", optional=True)),
+        help="reverse every axis, or swap two",
+        numpy="a.T / np.swapaxes(a, d0, d1)",
+        torch="x.transpose(d0, d1)",
+        foreign=("swapaxes", "swapdims", "t"),
+    )
+)
+register(
+    Op(
+        "slice",
+        (Arg("ranges", "slices", "0:2, ::-1"),),
+        help="take ranges of the leading axes, keeping the rank; a negative step flips",
+        numpy="a[0:2, ::-1]",
+        torch="x[0:2] (no negative steps)",
+        foreign=("getitem", "index_select", "take"),
+        run=_slice,
+    )
+)
+register(
+    Op(
+        "narrow",
+        (Arg("dim", "int", "0"), Arg("start", "int", "0"), Arg("length", "int", "1")),
+        help="length elements of axis dim from start",
+        numpy="a[:, start:start+length]",
+        torch="x.narrow(dim, start, length)",
+    )
+)
+register(
+    Op(
+        "view",
+        (Arg("shape", "ints", "4, 3"),),
+        help="the same contiguous elements in another shape (one size may be -1)",
+        numpy="a.view() with a.shape = ...",
+        torch="x.view(shape)",
+        foreign=("view_as",),
+    )
+)
+register(
+    Op(
+        "reshape",
+        (Arg("shape", "ints", "-1"),),
+        help="another shape: a view where strides can say it, else a packed copy",
+        numpy="a.reshape(shape)",
+        torch="x.reshape(shape)",
+        foreign=("ravel", "flatten", "reshape_as"),
+    )
+)
+register(
+    Op(
+        "permute",
+        (Arg("axes", "ints", "1, 0"),),
+        help="reorder the axes: axis i of the result is axis axes[i]",
+        numpy="a.transpose(axes)",
+        torch="x.permute(axes)",
+        foreign=("movedim", "moveaxis", "rollaxis"),
+        spread=True,
+    )
+)
+register(
+    Op(
+        "transpose_axes",
+        (Arg("axes", "ints", "1, 0"),),
+        help="reorder the axes (candela's name for permute)",
+        numpy="a.transpose(axes)",
+        torch="x.permute(axes)",
+    )
+)
+register(
+    Op(
+        "flip",
+        (Arg("axes", "ints", "0"),),
+        help="reverse the given axes: a negative stride, the offset at the old last element",
+        numpy="np.flip(a, axes)",
+        torch="x.flip(axes)",
+        foreign=("flipud", "fliplr"),
+    )
+)
+register(
+    Op(
+        "unsqueeze",
+        (Arg("axis", "int", "0"),),
+        help="insert an axis of size 1",
+        numpy="np.expand_dims(a, axis)",
+        torch="x.unsqueeze(axis)",
+        foreign=("expand_dims",),
+    )
+)
+register(
+    Op(
+        "squeeze",
+        (Arg("axes", "ints", "", optional=True),),
+        help="drop axes of size 1 (all of them, or the given ones)",
+        numpy="a.squeeze(axes)",
+        torch="x.squeeze(axes)",
+    )
+)
+register(
+    Op(
+        "broadcast",
+        (Arg("shape", "ints", "2, 3, 4"),),
+        help="NumPy's broadcast to a shape: repeats are stride 0",
+        numpy="np.broadcast_to(a, shape)",
+        torch="x.broadcast_to(shape)",
+        foreign=("broadcast_to",),
+    )
+)
+register(
+    Op(
+        "expand",
+        (Arg("sizes", "ints", "2, -1, -1"),),
+        help="PyTorch's broadcast: -1 keeps an axis's size",
+        numpy="np.broadcast_to(a, shape)",
+        torch="x.expand(sizes)",
+        foreign=("expand_as", "repeat", "tile"),
+        spread=True,
+    )
+)
+register(
+    Op(
+        "rotate_axis_innermost",
+        (Arg("axis", "int", "0"),),
+        help="axes after `axis` move out, `axis` becomes the innermost",
+        numpy="np.moveaxis(a, ..., -1)",
+        torch="x.movedim(..., -1)",
+    )
+)
+register(
+    Op(
+        "T",
+        help="every axis reversed (the same as .transpose())",
+        numpy="a.T",
+        torch="x.T",
+        attribute=True,
+    )
+)
+register(
+    Op(
+        "mT",
+        help="the last two axes swapped (.transpose(-2, -1))",
+        numpy="np.matrix_transpose(a)",
+        torch="x.mT",
+        attribute=True,
+        foreign=("matrix_transpose",),
+    )
+)
+register(
+    Op(
+        "contiguous",
+        help="the tensor itself when contiguous, else a packed copy",
+        numpy="np.ascontiguousarray(a)",
+        torch="x.contiguous()",
+        foreign=("ascontiguousarray", "clone", "copy"),
+        copies=True,
+    )
+)
+register(
+    Op(
+        "as_contiguous",
+        help="a packed copy in logical order: positions then index the copy",
+        numpy="a.copy()",
+        torch="x.clone(memory_format=torch.contiguous_format)",
+        copies=True,
+    )
+)

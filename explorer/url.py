@@ -1,0 +1,162 @@
+"""The page's URL: the one place that reads and writes an explorer's state in the query string.
+
+Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``unit``
+(``elements`` or a dtype name), ``lesson``, ``step`` (from 1) and
+``presenter`` (``true``). :func:`read_query` turns a query into a state
+update and messages for bad values (each falls back to its default);
+:func:`query_for` writes the state back. :class:`UrlSync` ties them to a
+served page's ``pn.state.location``: it writes the query whenever the state
+changes and follows the browser's back and forward buttons without a reload.
+
+>>> updates, messages = read_query("?shape=3,4&ops=.transpose()&unit=bogus")
+>>> updates, messages
+({'shape': '3,4', 'ops': '.transpose()'}, ['in the URL: unit `bogus` is not one of elements, bool, int8, uint8, int16, uint16, float16, int32, uint32, float32, int64, uint64, float64, complex64, complex128; showing strides in elements'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import parse_qs, quote
+
+import param
+
+from .fields import UNITS
+from .state import DEFAULT_SHAPE, ExplorerState, StateError, evaluate, parse_shape, shape_text
+
+#: Longest query string read; a longer one is refused with a message.
+MAX_QUERY_CHARS = 8192
+
+
+def read_flag(text: str) -> bool | None:
+    """``true``/``1``/``yes``/``on`` or ``false``/``0``/``no``/``off``; ``None`` for other text."""
+    word = text.strip().lower()
+    if word in ("true", "1", "yes", "on", ""):
+        return True
+    if word in ("false", "0", "no", "off"):
+        return False
+    return None
+
+
+def read_query(search: str, start=None) -> tuple[dict, list[str]]:
+    """The state a query string names, and a message for each value that falls back.
+
+    Shape and pipeline are checked together before anything is returned: a bad
+    pipeline falls back to the shape without it, a bad shape to the default.
+    """
+    if len(search or "") > MAX_QUERY_CHARS:
+        return {}, [
+            f"in the URL: the query is {len(search):,} characters; at most {MAX_QUERY_CHARS:,}"
+        ]
+    query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
+    first = {k: v[0] for k, v in query.items()}
+    updates: dict = {}
+    messages: list[str] = []
+    if "lesson" in first:
+        updates["lesson"] = first["lesson"].strip()
+        updates["step"] = 1
+    if "step" in first:
+        text = first["step"].strip()
+        if text.isascii() and text.isdigit() and len(text) <= 6:
+            updates["step"] = int(text)
+        else:
+            messages.append(
+                f"in the URL: step {text[:40]!r} is not a number (steps count from 1); "
+                "showing step 1"
+            )
+    if "presenter" in first:
+        flag = read_flag(first["presenter"])
+        if flag is None:
+            messages.append(
+                f"in the URL: presenter {first['presenter'][:40]!r} is not true or false"
+            )
+        else:
+            updates["presenter"] = flag
+    if "unit" in first:
+        if first["unit"] in UNITS:
+            updates["unit"] = first["unit"]
+        else:
+            messages.append(
+                f"in the URL: unit `{first['unit'][:40]}` is not one of {', '.join(UNITS)}; "
+                "showing strides in elements"
+            )
+    shape, ops = first.get("shape"), first.get("ops")
+    if shape is not None and start is None:
+        try:
+            parse_shape(shape)
+            updates["shape"] = shape
+        except StateError as exc:
+            messages.append(f"in the URL: {exc}; showing the default shape")
+    if ops is not None:
+        try:
+            evaluate(updates.get("shape", DEFAULT_SHAPE), ops, start)
+            updates["ops"] = ops
+        except StateError as exc:
+            messages.append(f"in the URL: {exc}; showing the pipeline without it")
+    return updates, messages
+
+
+def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
+    """The query string of a state; a lesson step left unchanged is just ``?lesson=ID&step=N``."""
+    parts = []
+    if not (st.lesson and lesson_at_step):
+        parts.append("shape=" + quote(shape_text(st.result.shape), safe=","))
+        parts.append("ops=" + quote(st.result.ops, safe=",.()[]:-"))
+    if st.unit != "elements":
+        parts.append("unit=" + st.unit)
+    if st.lesson:
+        parts.append(f"lesson={quote(st.lesson)}&step={st.step}")
+    if st.presenter:
+        parts.append("presenter=true")
+    return "?" + "&".join(parts)
+
+
+class Location(param.Parameterized):
+    """A location outside a served page (a test, a notebook): just the query string."""
+
+    search = param.String(default="")
+
+
+class UrlSync:
+    """Keeps a served page's URL and one state in step, both ways.
+
+    ``at_step`` says whether the state shows its lesson step unchanged (the
+    classroom knows); ``show_error`` shows the messages of a bad URL.
+    """
+
+    def __init__(
+        self,
+        st: ExplorerState,
+        location,
+        at_step: Callable[[], bool] = lambda: False,
+        show_error: Callable[[str], None] | None = None,
+    ) -> None:
+        self.state = st
+        self.location = location
+        self.at_step = at_step
+        self.show_error = show_error or st.show_error
+        self.messages: list[str] = []
+        self.follow(location.search or "")
+        st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
+        self.write()
+
+    def follow(self, search: str) -> None:
+        """Show the state ``search`` names (the page's first URL, or back and forward)."""
+        updates, self.messages = read_query(search, self.state.start)
+        if "lesson" in updates or "shape" in updates or "ops" in updates:
+            # A lesson link names a step; its own shape and ops (if any) come after it.
+            first = {k: updates.pop(k) for k in ("lesson", "step") if k in updates}
+            if first:
+                self.state.param.update(**first)
+        if updates:
+            self.state.param.update(**updates)
+        if self.messages:
+            self.show_error("\n".join(self.messages))
+        # The browser already shows this URL: record it without sending it back.
+        with param.discard_events(self.location):
+            self.location.search = search
+
+    def write(self, *events) -> None:
+        """Write the state into the URL (a new history entry when it changed)."""
+        search = query_for(self.state, self.at_step())
+        if self.location.search != search:
+            self.location.search = search
