@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 from explorer.markup import lesson_html, safe_url
 
 FAST = settings(
-    max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=int(os.environ.get("DOORS_EXAMPLES", "150")),
+    deadline=2000,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 
 # --------------------------------------------------------------------------- lesson text
@@ -90,14 +93,36 @@ def valid_lesson() -> dict:
                 "text": "Transposed.",
                 "question": {"ask": "stride", "axis": 0, "prompt": "p", "answer": 1, "why": "w"},
             },
-            {"shape": [2], "ops": "", "text": "Plain."},
+            {"shape": [2], "ops": "", "text": "Plain.", "expect_error": None},
+            {
+                "shape": [3, 4],
+                "ops": "",
+                "text": "Flat.",
+                "question": {
+                    "ask": "flat_index", "index": [1, 2], "prompt": "p", "answer": 6, "why": "w"
+                },
+                "reveal": "Revealed.",
+            },
+            {
+                "shape": [3, 4],
+                "ops": "",
+                "text": "Challenge.",
+                "challenge": {
+                    "prompt": "p",
+                    "target": {"shape": [4, 3], "stride": [1, 4], "offset": 0,
+                               "positions": [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]},
+                    "solution": ".transpose()",
+                    "why": "w",
+                },
+            },
         ],
-    }
+    }  # fmt: skip
 
 
 LESSON_KEYS = [
     "id", "title", "summary", "steps", "shape", "ops", "text", "question", "expect_error",
-    "ask", "prompt", "answer", "why", "axis", "after", "dtype", "position",
+    "ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index", "reveal",
+    "challenge", "target", "stride", "offset", "positions", "solution",
 ]  # fmt: skip
 SCALARS = (
     st.none()
