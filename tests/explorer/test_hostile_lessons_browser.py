@@ -33,7 +33,7 @@ HOSTILE = " ".join(PAYLOADS)
 def hostile_lesson() -> dict:
     return {
         "id": "evil",
-        "title": "Evil " + HOSTILE[:150],
+        "title": "Evil " + HOSTILE[:180],
         "summary": HOSTILE,
         "steps": [
             {
@@ -47,6 +47,7 @@ def hostile_lesson() -> dict:
                     "answer": 4,
                     "why": "Because. " + HOSTILE,
                 },
+                "reveal": "Revealed. " + HOSTILE,
             },
             {"shape": [2, 3], "ops": ".transpose()", "text": "Next. " + HOSTILE},
         ],
@@ -123,6 +124,7 @@ def test_a_hostile_lesson_pack_runs_nothing(page, explorer_server, pack):
     answer.fill("4")
     answer.press("Enter")
     expect(page.locator(".candela-verdict")).to_contain_text("Because.")
+    expect(page.locator(".candela-reveal")).to_contain_text("Revealed. <script>")
     # Click every link the lesson text shows: none may run script.
     links = text.locator("a")
     for i in range(links.count()):
