@@ -4,11 +4,16 @@ A `Layout` says how a tensor's logical shape maps onto a flat buffer: shape,
 stride, the `adj_stride` iteration trick, offset and len. Views, slices,
 transposes, axis permutations and broadcasts are new layouts over the same
 buffer. A `Tensor` pairs a NumPy buffer with a layout so layouts address real
-values. candela depends on NumPy alone.
+values. NumPy's and PyTorch's words (reshape, permute, flip, unsqueeze,
+squeeze, expand, T, mT, contiguous) are there too, and every number a layout
+holds is exact: one outside int64 is refused where the layout is built.
+candela depends on NumPy alone.
 
 >>> from candela import Layout, s
 >>> Layout((3, 4)).transpose().slice(s[1:, ::-1])
 Layout(shape=(3, 3), stride=(1, -4), adj_stride=(9, -4), offset=9, len=9)
+>>> Layout((3, 4)).T.flip(1) == Layout((3, 4)).transpose().slice(s[:, ::-1])
+True
 """
 
 from .errors import (

@@ -2,10 +2,14 @@
 
 A layout is an immutable value: shape, stride, adj_stride, offset and len.
 Every derivation (view, slice, narrow, transpose, transpose_axes, broadcast,
-rotate_axis_innermost) returns a new layout and copies nothing. Layouts are
-built in one place, `Layout._make`, which derives adj_stride and len from
-shape and stride, so a layout can never be internally inconsistent (except
-through the `from_raw_parts` escape hatch, which trusts its caller).
+rotate_axis_innermost, and NumPy's and PyTorch's words: reshape, permute,
+flip, unsqueeze, squeeze, expand, T, mT) returns a new layout and copies
+nothing. Layouts are built in one place, `Layout._make`, which derives
+adj_stride and len from shape and stride and refuses any number outside
+int64 or any position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can
+never be internally inconsistent and nothing it computes can wrap (except
+through the `from_raw_parts` escape hatch, which trusts its caller on
+consistency but not on range).
 
 The flags are exact and cost O(rank): they answer what the walk does, and the
 tests prove each against a brute-force walk.
@@ -24,7 +28,6 @@ from .errors import (
     CannotBroadcast,
     IndexOutOfBounds,
     InvalidShape,
-    InvalidViewShape,
     NonContiguousView,
     NotEnoughAxes,
     SliceOutOfBounds,
@@ -71,15 +74,19 @@ class Layout:
     # -- construction -------------------------------------------------------
 
     def _set(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:
-        # The one place derived fields are computed.
+        # The one place derived fields are computed, and the int64 range checked (O(rank)).
+        adj = T.adj_strides(shape, stride)
+        length = T.prod(shape)
+        T.check_in_range(shape, stride, adj, offset, length)
         object.__setattr__(self, "_shape", shape)
         object.__setattr__(self, "_stride", stride)
-        object.__setattr__(self, "_adj_stride", T.adj_strides(shape, stride))
+        object.__setattr__(self, "_adj_stride", adj)
         object.__setattr__(self, "_offset", offset)
-        object.__setattr__(self, "_len", T.prod(shape))
+        object.__setattr__(self, "_len", length)
 
     @classmethod
     def _make(cls, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Layout:
+        """The factory every layout is built through (`__init__` shares its `_set`)."""
         layout = object.__new__(cls)
         layout._set(tuple(shape), tuple(stride), offset)
         return layout
@@ -106,8 +113,9 @@ class Layout:
     def from_strided(cls, shape: T.ShapeLike, stride: T.ShapeLike, offset: int = 0) -> Layout:
         """A layout with an explicit stride (negative and zero allowed) and offset.
 
-        adj_stride and len are derived. Refused: a stride of another rank, a
-        negative offset, or a stride and offset that reach below position 0.
+        adj_stride and len are derived. Refused (`InvalidShape`): a stride of
+        another rank, a negative offset, a number outside int64, or a stride
+        and offset that reach a position outside ``0 .. 2**63-1``.
 
         >>> Layout.from_strided((2, 3), (1, 2)).adj_stride
         (-3, 2)
@@ -116,9 +124,7 @@ class Layout:
         """
         dims = T.check_shape(shape)
         strides = T.check_stride(stride, dims)
-        start = T.check_offset(offset)
-        _check_reach(dims, strides, start)
-        return cls._make(dims, strides, start)
+        return cls._make(dims, strides, T.check_offset(offset))
 
     @classmethod
     def from_raw_parts(
@@ -129,19 +135,26 @@ class Layout:
         offset: int,
         len: int,
     ) -> Layout:
-        """Assemble a layout from fields already worked out. No validation.
+        """Assemble a layout from fields already worked out, trusting they agree.
+
+        The escape hatch: the fields are not checked against each other, nor
+        for positions below 0. But nothing it holds can wrap: a number
+        outside int64, or a position it reaches outside int64, is
+        `InvalidShape`, as everywhere.
 
         >>> Layout.from_raw_parts((2, 3), (3, 1), (1, 1), 0, 6) == Layout((2, 3))
         True
         """
+        fields = (
+            tuple(T.as_int(v, "size") for v in shape),
+            tuple(T.as_int(v, "stride") for v in stride),
+            tuple(T.as_int(v, "adj_stride") for v in adj_stride),
+            T.as_int(offset, "offset"),
+            T.as_int(len, "len"),
+        )
+        T.check_in_range(*fields, lowest=T.INT64_MIN)
         layout = object.__new__(cls)
-        for name, value in (
-            ("_shape", tuple(int(v) for v in shape)),
-            ("_stride", tuple(int(v) for v in stride)),
-            ("_adj_stride", tuple(int(v) for v in adj_stride)),
-            ("_offset", int(offset)),
-            ("_len", int(len)),
-        ):
+        for name, value in zip(("_shape", "_stride", "_adj_stride", "_offset", "_len"), fields):
             object.__setattr__(layout, name, value)
         return layout
 
@@ -151,9 +164,7 @@ class Layout:
         >>> Layout(4).with_offset(3).offset
         3
         """
-        start = T.check_offset(offset)
-        _check_reach(self._shape, self._stride, start)
-        return self._make(self._shape, self._stride, start)
+        return self._make(self._shape, self._stride, T.check_offset(offset))
 
     # -- fields -------------------------------------------------------------
 
@@ -242,26 +253,18 @@ class Layout:
     def view(self, shape: T.ShapeLike) -> Layout:
         """The same elements as another shape (a reshape). Needs a contiguous layout.
 
-        The element count is checked first, then contiguity; the result has
-        contiguous strides at the same offset.
+        One size may be ``-1``: it is inferred from the others, as NumPy and
+        PyTorch do. The element count is checked first, then contiguity; the
+        result has contiguous strides at the same offset.
 
-        >>> Layout((2, 3)).view((3, 2)).shape
+        >>> Layout((2, 3)).view((3, -1)).shape
         (3, 2)
         >>> Layout((2, 3)).view((4, 4))
         Traceback (most recent call last):
         ...
         candela.errors.InvalidViewShape: cannot view 6 elements as shape (4, 4) (16 elements)
         """
-        dims = T.check_shape(shape)
-        count = T.prod(dims)
-        if count != self._len:
-            raise InvalidViewShape(
-                f"cannot view {T.count(self._len, 'element', 'elements')} as shape {dims} "
-                f"({T.count(count, 'element', 'elements')})",
-                shape=dims,
-                elements=self._len,
-                target_elements=count,
-            )
+        dims = T.check_view_shape(shape, self._len)
         if not self.is_contiguous():
             raise NonContiguousView(
                 f"cannot view a non-contiguous layout (shape {self._shape}, stride "
@@ -271,12 +274,22 @@ class Layout:
             )
         return self._make(dims, T.contiguous_strides(dims), self._offset)
 
+    def reshape(self, shape: T.ShapeLike) -> Layout:
+        """The same as `view` on a layout (a `Tensor` may copy where a view cannot).
+
+        >>> Layout((2, 3)).reshape(-1).shape
+        (6,)
+        """
+        return self.view(shape)
+
     def slice(self, ranges: RangesLike) -> Layout:
         """The sub-region one `SliceRange` per leading axis selects; the rank is kept.
 
         Missing ranges take their axis in full; a bare integer keeps its axis
         with size 1; a step multiplies the stride, and the offset moves to the
-        first selected element (so a negative step is a zero-copy flip).
+        first selected element (so a negative step is a zero-copy flip). A
+        stride so multiplied past int64 is refused (`InvalidShape`), even on
+        an axis left with one element.
 
         >>> from candela import s
         >>> sub = Layout((4, 6)).slice(s[1:3, ::-2])
@@ -383,6 +396,97 @@ class Layout:
         return self._make(
             tuple(self._shape[a] for a in perm), tuple(self._stride[a] for a in perm), self._offset
         )
+
+    def permute(self, *axes: int | Sequence[int]) -> Layout:
+        """PyTorch's name for `transpose_axes`: ``permute(1, 0)`` or ``permute((1, 0))``.
+
+        >>> Layout((2, 3, 4)).permute(2, 0, 1).shape, Layout((2, 3)).permute((1, 0)).stride
+        ((4, 2, 3), (1, 3))
+        """
+        given = axes[0] if len(axes) == 1 and hasattr(axes[0], "__len__") else axes
+        return self.transpose_axes(given)  # type: ignore[arg-type]
+
+    def flip(self, axes: int | Sequence[int] | None = None) -> Layout:
+        """Reverse the given axes (an int or a tuple; None: every axis), zero-copy.
+
+        Each flipped stride is negated and the offset moves to the old last
+        element along that axis, as ``s[::-1]`` does. A repeated axis is
+        `AxesOutOfBounds`, as NumPy refuses it.
+
+        >>> f = Layout((3, 4)).flip(1)
+        >>> f.stride, f.offset, f.positions().tolist()[:4]
+        ((4, -1), 3, [3, 2, 1, 0])
+        """
+        which = T.check_axes(axes, self.rank, "flip axis")
+        stride, offset = T.flipped(self._shape, self._stride, self._offset, which)
+        return self._make(self._shape, stride, offset)
+
+    def unsqueeze(self, axis: int) -> Layout:
+        """Insert a size-1 axis at `axis` (``-1`` appends; valid: ``-rank-1 .. rank``).
+
+        Its stride is the one a contiguous layout would give it: the stride
+        times the size of the axis it lands before (a size 0 counted as 1),
+        or 1 at the end. Should that product leave int64, the layout is
+        refused (`InvalidShape`), as every layout is.
+
+        >>> u = Layout((3, 4)).unsqueeze(1)
+        >>> u.shape, u.stride, u == Layout((3, 1, 4))
+        ((3, 1, 4), (4, 4, 1), True)
+        """
+        try:
+            a = T.canonical_axis(axis, self.rank + 1, "unsqueeze axis")
+        except AxesOutOfBounds as error:
+            raise AxesOutOfBounds(
+                f"unsqueeze axis {error.axis!r} is out of range for a layout of rank {self.rank} "
+                f"(valid: {-self.rank - 1}..{self.rank})",
+                axis=error.axis,
+                rank=self.rank,
+            ) from None
+        stride = T.unsqueeze_stride(self._shape, self._stride, a)
+        return self._make(
+            self._shape[:a] + (1,) + self._shape[a:],
+            self._stride[:a] + (stride,) + self._stride[a:],
+            self._offset,
+        )
+
+    def squeeze(self, axes: int | Sequence[int] | None = None) -> Layout:
+        """Drop size-1 axes: all of them, or the given ones (each must have size 1).
+
+        candela has no rank 0: when every axis would go, the last of them stays.
+
+        >>> Layout((1, 3, 1)).squeeze().shape, Layout((1, 3, 1)).squeeze(-1).shape
+        ((3,), (1, 3))
+        >>> Layout((1, 1)).squeeze().shape
+        (1,)
+        """
+        if axes is None:
+            drop = tuple(d for d, n in enumerate(self._shape) if n == 1)
+        else:
+            drop = T.check_axes(axes, self.rank, "squeeze axis")
+            for a in drop:
+                if self._shape[a] != 1:
+                    raise InvalidShape(
+                        f"cannot squeeze axis {a} of shape {self._shape}: its size is "
+                        f"{self._shape[a]}, not 1",
+                        shape=self._shape,
+                        axis=a,
+                    )
+        if len(drop) == self.rank:
+            drop = tuple(sorted(drop))[:-1]
+        return self._permute([d for d in range(self.rank) if d not in drop])  # the kept axes
+
+    def expand(self, *sizes: int | Sequence[int]) -> Layout:
+        """PyTorch's broadcast: ``expand(3, -1)`` or ``expand((3, -1))``; -1 keeps a size.
+
+        New axes go in front; a size-1 axis grows with stride 0; otherwise
+        `broadcast`'s rules.
+
+        >>> e = Layout((3, 1)).expand(2, -1, 4)
+        >>> e.shape, e.stride
+        ((2, 3, 4), (0, 1, 0))
+        """
+        given = sizes[0] if len(sizes) == 1 and hasattr(sizes[0], "__len__") else sizes
+        return self.broadcast(T.check_expand_sizes(given, self._shape))
 
     def broadcast(self, shape: T.ShapeLike) -> Layout:
         """Expand to `shape` by NumPy's right-aligned rules, faking repeats with stride 0.
@@ -648,6 +752,34 @@ class Layout:
         keep = [n if st != 0 else 1 for n, st in zip(shape, stride)]
         return np.broadcast_to(inner.reshape(keep), shape).reshape(-1)
 
+    # -- NumPy's and PyTorch's property names ---------------------------------
+    # Last in the class: inside the class body the name T would otherwise hide
+    # the module `tuples as T` from the annotations of every method after it.
+
+    @property
+    def T(self) -> Layout:
+        """Every axis reversed: `transpose()`.
+
+        >>> Layout((2, 3, 4)).T.shape
+        (4, 3, 2)
+        """
+        return self.transpose()
+
+    @property
+    def mT(self) -> Layout:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least.
+
+        >>> Layout((5, 2, 3)).mT.shape
+        (5, 3, 2)
+        """
+        if self.rank < 2:
+            raise NotEnoughAxes(
+                f"mT swaps the last two axes, but the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
+                rank=self.rank,
+            )
+        return self.transpose(-2, -1)
+
 
 def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:
     """``offset + sum(i * stride)`` in row-major order, built outward with ``np.add.outer``."""
@@ -657,18 +789,3 @@ def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -
     for n, st in zip(reversed(shape[:-1]), reversed(stride[:-1])):
         out = np.add.outer(np.arange(n, dtype=np.int64) * st, out).reshape(-1)
     return out
-
-
-def _check_reach(shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:
-    """Refuse a stride and offset that would address a position below 0."""
-    if T.prod(shape) == 0:
-        return
-    lo, _ = T.position_bounds(shape, stride, offset)
-    if lo < 0:
-        raise InvalidShape(
-            f"shape {shape} with stride {stride} and offset {offset} reaches position {lo}: "
-            "positions must be >= 0 (raise the offset)",
-            shape=shape,
-            stride=stride,
-            offset=offset,
-        )

@@ -5,7 +5,8 @@ A `SliceRange` is what the user wrote (`1:3`, `::-1`, a bare `2`);
 `resolve_range` turns one into ``(start, size, step)`` for an axis of a given
 size, or raises `SliceOutOfBounds` naming the axis and the bound. Bounds are
 read as Python reads them (a negative bound counts from the end) but never
-clipped: a bound past the axis is an error, not a silent fix.
+clipped: a bound past the axis is an error, not a silent fix, and so is a
+bound or step outside int64.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ def _bound(value: object, what: str) -> int | None:
     if isinstance(value, bool):
         raise SliceOutOfBounds(f"slice {what} must be an integer, got {value!r}", bound=value)
     try:
-        return operator.index(value)  # type: ignore[arg-type]
+        result = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise SliceOutOfBounds(
             f"slice {what} must be an integer or omitted, got {value!r}", bound=value
         ) from None
+    if not -(2**63) <= result < 2**63:  # refused, never truncated
+        raise SliceOutOfBounds(f"slice {what} {result} is outside the int64 range", bound=result)
+    return result
 
 
 @dataclass(frozen=True)

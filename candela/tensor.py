@@ -1,7 +1,8 @@
 """`Tensor`: a flat NumPy buffer and a `Layout` that addresses it.
 
 Every layout derivation returns a Tensor over the same buffer (zero-copy);
-`as_contiguous` is the one operation that copies. `Tensor.from_numpy` wraps a
+`as_contiguous` copies, and so do `contiguous` and `reshape` where no
+strides over the same buffer can express the result. `Tensor.from_numpy` wraps a
 NumPy array without copying: byte strides become element strides, and the
 buffer is the memory of the array that owns it, so the offset is where the
 view starts in it.
@@ -83,14 +84,18 @@ class Tensor:
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> Tensor:
-        """Wrap a NumPy array without copying.
+        """Wrap a NumPy array without copying wherever strides can say where it is.
 
-        The buffer is the owning array's memory (found through ``.base``) and
-        the offset is where `array` starts in it; strides are counted in
-        elements, negative ones keep their sign. Where no flat owner of the
-        same dtype exists, the buffer is the smallest span covering the view.
-        Only strides that are not whole elements (a field of a structured
-        array) force a copy.
+        The buffer is the memory of the array that owns `array`'s data, found
+        through every ``.base`` (also the plain object ``as_strided`` and
+        ``sliding_window_view`` leave there), seen as `array`'s dtype; the
+        offset is where `array` starts in it; strides are counted in
+        elements, negative ones keep their sign. Where that owner is no flat
+        block holding the view, or the view starts part-way into one of its
+        elements, the buffer is the smallest span covering the view. Only a
+        byte stride that is not a whole number of elements on an axis that
+        steps (size 2 or more) forces a packed copy; an axis of size 0 or 1
+        never steps, and a stride it cannot express is written as 0.
 
         >>> a = np.arange(12).reshape(3, 4)
         >>> t = Tensor.from_numpy(a.T[::2])
@@ -98,20 +103,21 @@ class Tensor:
         ((2, 3), (2, 4), 0, True)
         >>> Tensor.from_numpy(a[::-1, 1:]).offset
         9
+        >>> r = np.arange(4, dtype=np.int32).view(np.uint8)[1:-3].view(np.int32)
+        >>> Tensor.from_numpy(r).tolist() == r.tolist(), Tensor.from_numpy(r).buffer.size
+        (True, 3)
         """
         arr = np.asarray(array)
         if arr.ndim == 0:
             raise ZeroRankShape("cannot wrap a 0-d array: a layout has rank >= 1", shape=())
         item = arr.itemsize
-        if item == 0 or any(st % item for st in arr.strides):
+        if arr.size == 0:
+            return cls(arr.reshape(-1)[:0], Layout(arr.shape))
+        if item == 0 or any(n > 1 and st % item for n, st in zip(arr.shape, arr.strides)):
             packed = np.ascontiguousarray(arr)
             return cls(packed.reshape(-1), Layout(arr.shape))
-        stride = tuple(st // item for st in arr.strides)
-        if arr.size == 0:
-            return cls(
-                arr.reshape(-1)[:0], Layout.from_strided(arr.shape, T.contiguous_strides(arr.shape))
-            )
-        buffer = _owner_buffer(arr)
+        stride = tuple(st // item if st % item == 0 else 0 for st in arr.strides)
+        buffer = _owner_buffer(arr, stride)
         if buffer is None:
             buffer = _span_buffer(arr, stride)
         start = (_address(arr) - _address(buffer)) // item
@@ -207,6 +213,49 @@ class Tensor:
     def rotate_axis_innermost(self, axis: int) -> Tensor:
         return self._with(self._layout.rotate_axis_innermost(axis))
 
+    def permute(self, *axes: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.permute(*axes))
+
+    def flip(self, axes: int | Sequence[int] | None = None) -> Tensor:
+        return self._with(self._layout.flip(axes))
+
+    def unsqueeze(self, axis: int) -> Tensor:
+        return self._with(self._layout.unsqueeze(axis))
+
+    def squeeze(self, axes: int | Sequence[int] | None = None) -> Tensor:
+        return self._with(self._layout.squeeze(axes))
+
+    def expand(self, *sizes: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.expand(*sizes))
+
+    def reshape(self, shape: T.ShapeLike) -> Tensor:
+        """The same elements as `shape` (one ``-1`` inferred): a view where strides can say it.
+
+        NumPy's rule: a contiguous tensor is viewed (`view`); otherwise the
+        runs of axes that the new shape splits or merges must each be
+        row-major among themselves (NumPy's ``_attempt_nocopy_reshape``),
+        and then the result is a view with the strides that walk them; else
+        it is a packed copy, as PyTorch's ``reshape`` does.
+        ``np.shares_memory`` on the buffers tells which.
+
+        >>> from candela import s
+        >>> t = Tensor.arange((4, 6)).slice(s[:, ::2])  # rows apart, every 2nd column
+        >>> r = t.reshape((2, 2, 3))
+        >>> r.stride, r.buffer is t.buffer
+        ((12, 6, 2), True)
+        >>> c = t.transpose().reshape(-1)  # a transpose cannot be flattened in place
+        >>> c.tolist()[:5], np.shares_memory(c.buffer, t.buffer)
+        ([0, 6, 12, 18, 2], False)
+        """
+        layout = self._layout
+        dims = T.check_view_shape(shape, layout.len)
+        if layout.is_contiguous():
+            return self._with(layout.view(dims))
+        stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims)
+        if stride is not None:
+            return self._with(Layout.from_strided(dims, stride, layout.offset))
+        return self.as_contiguous().view(dims)
+
     # -- copies and conversions ---------------------------------------------
 
     def as_contiguous(self) -> Tensor:
@@ -219,8 +268,20 @@ class Tensor:
         packed = np.array(self.to_numpy(), order="C", copy=True)  # always a new buffer
         return Tensor(packed.reshape(-1), Layout(self._layout.shape))
 
+    def contiguous(self) -> Tensor:
+        """This tensor when it is already contiguous, else `as_contiguous` (PyTorch's meaning).
+
+        >>> t = Tensor.arange((2, 3))
+        >>> t.contiguous() is t, t.T.contiguous().is_contiguous()
+        (True, True)
+        """
+        return self if self.is_contiguous() else self.as_contiguous()
+
     def to_numpy(self) -> np.ndarray:
         """A NumPy view of the same buffer with this layout (read-only where broadcast).
+
+        An axis of size 0 or 1 never steps: NumPy is given stride 0 there, as
+        it writes itself, so any stride candela holds for it converts.
 
         >>> from candela import s
         >>> Tensor.arange((2, 3)).slice(s[:, ::-1]).to_numpy()
@@ -234,7 +295,7 @@ class Tensor:
         return as_strided(
             start,
             shape=layout.shape,
-            strides=tuple(st * item for st in layout.stride),
+            strides=tuple(st * item if n > 1 else 0 for n, st in zip(layout.shape, layout.stride)),
             writeable=not broadcast and self._buffer.flags.writeable,
         )
 
@@ -261,28 +322,60 @@ class Tensor:
     def __str__(self) -> str:
         return f"Tensor {self._layout} over {self._buffer.shape[0]} buffer elements"
 
+    # -- NumPy's and PyTorch's property names (last: see Layout) --------------
+
+    @property
+    def T(self) -> Tensor:
+        """Every axis reversed: `transpose()`."""
+        return self._with(self._layout.T)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least."""
+        return self._with(self._layout.mT)
+
 
 def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _owner_buffer(arr: np.ndarray) -> np.ndarray | None:
-    """The flat memory of the array that owns `arr`'s data, if it is one flat block."""
+def _owner(arr: np.ndarray) -> np.ndarray:
+    """The last array along `arr`'s chain of ``.base``, through non-array links too.
+
+    ``as_strided`` (and so ``sliding_window_view``) leaves a plain object in
+    ``.base`` that exposes ``__array_interface__`` and keeps the array it was
+    made from as its own ``.base``.
+    """
     root = arr
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if root.dtype != arr.dtype or not (root.flags.c_contiguous or root.flags.f_contiguous):
+    link = arr.base
+    seen = {id(arr)}
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, np.ndarray):
+            root = link
+        link = getattr(link, "base", None)
+    return root
+
+
+def _owner_buffer(arr: np.ndarray, stride: tuple[int, ...]) -> np.ndarray | None:
+    """The owner's memory as a flat array of `arr`'s dtype, if it holds `arr` on whole elements."""
+    root = _owner(arr)
+    item = arr.itemsize
+    if not (root.flags.c_contiguous or root.flags.f_contiguous) or root.size == 0:
         return None
-    if root.ndim and any(st < 0 for st in root.strides):
+    begin = _address(arr) - _address(root)  # in bytes
+    if begin % item:
+        return None  # the view starts part-way into an element of the owner
+    lo, hi = T.position_bounds(arr.shape, stride, begin // item)
+    count = root.nbytes // item
+    if lo < 0 or hi >= count:
         return None
-    flat = as_strided(
-        root, shape=(root.size,), strides=(root.itemsize,), writeable=root.flags.writeable
-    )
-    lo, hi = T.position_bounds(arr.shape, [s // arr.itemsize for s in arr.strides], 0)
-    begin = (_address(arr) - _address(flat)) // arr.itemsize
-    if begin + lo < 0 or begin + hi >= root.size:
+    if root.dtype == arr.dtype:
+        return as_strided(root, shape=(count,), strides=(item,), writeable=root.flags.writeable)
+    if root.dtype.hasobject or arr.dtype.hasobject:
         return None
-    return flat
+    raw = root.ravel(order="K").view(np.uint8)  # a view: the owner is one flat block
+    return raw[: count * item].view(arr.dtype)
 
 
 def _span_buffer(arr: np.ndarray, stride: tuple[int, ...]) -> np.ndarray:

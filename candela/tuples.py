@@ -11,10 +11,22 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from .errors import AxesOutOfBounds, InvalidShape, ZeroRankShape
+from .errors import AxesOutOfBounds, CannotBroadcast, InvalidShape, InvalidViewShape, ZeroRankShape
 
 Shape = tuple[int, ...]
 ShapeLike = int | Sequence[int]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+def in_int64(value: int) -> bool:
+    """``INT64_MIN <= value <= INT64_MAX``: the value fits a NumPy int64 exactly.
+
+    >>> in_int64(2**63 - 1), in_int64(2**63), in_int64(-(2**63))
+    (True, False, True)
+    """
+    return INT64_MIN <= value <= INT64_MAX
 
 
 def prod(values: Sequence[int]) -> int:
@@ -108,6 +120,79 @@ def coalesce(shape: Sequence[int], stride: Sequence[int]) -> tuple[Shape, Shape]
     return tuple(out_shape), tuple(out_stride)
 
 
+def flipped(
+    shape: Sequence[int], stride: Sequence[int], offset: int, axes: Sequence[int]
+) -> tuple[Shape, int]:
+    """Strides negated on `axes`, offset moved by ``(n-1) * stride`` to their old last element.
+
+    A size-0 axis has no last element and moves nothing.
+
+    >>> flipped((3, 4), (4, 1), 0, (1,))
+    ((4, -1), 3)
+    """
+    out = list(stride)
+    for a in axes:
+        offset += max(shape[a] - 1, 0) * stride[a]
+        out[a] = -stride[a]
+    return tuple(out), offset
+
+
+def unsqueeze_stride(shape: Sequence[int], stride: Sequence[int], axis: int) -> int:
+    """Stride of a size-1 axis put before `axis`: ``stride[axis] * max(shape[axis], 1)``, 1 at the end.
+
+    The stride a contiguous layout would give it (a size 0 counted as 1, as
+    `contiguous_strides` does).
+
+    >>> unsqueeze_stride((3, 4), (4, 1), 0), unsqueeze_stride((3, 4), (4, 1), 2)
+    (12, 1)
+    """
+    if axis == len(shape):
+        return 1
+    return stride[axis] * max(shape[axis], 1)
+
+
+def nocopy_reshape_strides(
+    shape: Sequence[int], stride: Sequence[int], new_shape: Sequence[int]
+) -> Shape | None:
+    """Strides that walk the same elements as `new_shape` in row-major order, or None.
+
+    NumPy's ``_attempt_nocopy_reshape`` (C order): drop the size-1 axes, then
+    match runs of old and new axes whose sizes have equal products; a run of
+    old axes can be split or merged only if it is row-major among itself
+    (``stride[k] == shape[k+1] * stride[k+1]``). Trailing new size-1 axes take
+    the last stride. Sizes must have the same non-zero product.
+
+    >>> nocopy_reshape_strides((4, 6), (12, 2), (2, 2, 3, 2))  # rows 12 apart, every 2nd column
+    (24, 12, 4, 2)
+    >>> nocopy_reshape_strides((3, 4), (1, 3), (12,)) is None  # a transpose cannot flatten
+    True
+    """
+    old = [(n, st) for n, st in zip(shape, stride) if n != 1]
+    new_stride = [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new_shape) and oi < len(old):
+        np_, op = new_shape[ni], old[oi][0]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):  # the old run must be row-major among itself
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        new_stride[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            new_stride[k - 1] = new_stride[k] * new_shape[k]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    last = new_stride[ni - 1] if ni >= 1 else 1
+    for k in range(ni, len(new_shape)):
+        new_stride[k] = last
+    return tuple(new_stride)
+
+
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, singular or plural: ``count(1, "axis", "axes") == "1 axis"``."""
     return f"{n} {one if n == 1 else many}"
@@ -118,11 +203,16 @@ def as_int(value: object, what: str) -> int:
     if isinstance(value, bool):
         raise InvalidShape(f"{what} must be an integer, got the bool {value!r}", value=value)
     try:
-        return operator.index(value)  # type: ignore[arg-type]
+        result = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise InvalidShape(
             f"{what} must be an integer, got {value!r} ({type(value).__name__})", value=value
         ) from None
+    if not in_int64(result):
+        raise InvalidShape(
+            f"{what} is {result}, outside the int64 range {INT64_MIN}..{INT64_MAX}", value=result
+        )
+    return result
 
 
 def check_shape(shape: object) -> Shape:
@@ -197,3 +287,159 @@ def canonical_axis(axis: object, rank: int, what: str = "axis") -> int:
             rank=rank,
         )
     return a + rank if a < 0 else a
+
+
+def check_axes(axes: object, rank: int, what: str = "axis") -> tuple[int, ...]:
+    """Axes (an int, a sequence, or None for all) in ``0..rank-1``, each at most once.
+
+    >>> check_axes(-1, 3), check_axes((0, -1), 3), check_axes(None, 2)
+    ((2,), (0, 2), (0, 1))
+    """
+    if axes is None:
+        return tuple(range(rank))
+    given = tuple(axes) if isinstance(axes, Sequence) and not isinstance(axes, str) else (axes,)
+    out = tuple(canonical_axis(a, rank, what) for a in given)
+    for k, a in enumerate(out):
+        if a in out[:k]:
+            raise AxesOutOfBounds(
+                f"{what}: {given} names axis {a} more than once", axes=given, axis=a, rank=rank
+            )
+    return out
+
+
+def check_view_shape(shape: object, elements: int) -> Shape:
+    """A view's target shape, its one ``-1`` (if any) replaced by the size that keeps the count.
+
+    Refused (`InvalidViewShape`): two ``-1``, a ``-1`` no whole size fits
+    (as NumPy: the other sizes' product must be non-zero and divide the
+    count), or a count that differs. Other negative sizes are `InvalidShape`.
+
+    >>> check_view_shape((2, -1), 6), check_view_shape(-1, 6)
+    ((2, 3), (6,))
+    """
+    values = shape if isinstance(shape, Sequence) and not isinstance(shape, str) else (shape,)
+    unknown = [d for d, v in enumerate(values) if _is_minus_one(v)]
+    if len(unknown) > 1:
+        raise InvalidViewShape(
+            f"shape {tuple(values)} has more than one -1: only one size can be inferred",
+            shape=tuple(values),
+            elements=elements,
+        )
+    if not unknown:
+        dims = check_shape(shape)
+    else:
+        (u,) = unknown
+        known = check_shape(tuple(values[:u]) + (1,) + tuple(values[u + 1 :]))
+        rest = prod(known)
+        if rest == 0 or elements % rest:
+            raise InvalidViewShape(
+                f"cannot view {count(elements, 'element', 'elements')} as shape "
+                f"{tuple(values)}: no whole size for the -1 keeps the count",
+                shape=tuple(values),
+                elements=elements,
+            )
+        dims = known[:u] + (elements // rest,) + known[u + 1 :]
+    target = prod(dims)
+    if target != elements:
+        raise InvalidViewShape(
+            f"cannot view {count(elements, 'element', 'elements')} as shape {dims} "
+            f"({count(target, 'element', 'elements')})",
+            shape=dims,
+            elements=elements,
+            target_elements=target,
+        )
+    return dims
+
+
+def _is_minus_one(value: object) -> bool:
+    """True for an integer -1 (a NumPy one too), not for -1.0 or a bool."""
+    if isinstance(value, bool):
+        return False
+    try:
+        return operator.index(value) == -1  # type: ignore[arg-type]
+    except TypeError:
+        return False
+
+
+def check_expand_sizes(sizes: object, shape: Shape) -> Shape:
+    """PyTorch's ``expand`` sizes as a broadcast target: each ``-1`` keeps its axis's size.
+
+    >>> check_expand_sizes((2, -1, 4), (3, 1))
+    (2, 3, 4)
+    """
+    values = sizes if isinstance(sizes, Sequence) and not isinstance(sizes, str) else (sizes,)
+    values = tuple(values)
+    extra = len(values) - len(shape)
+    if extra < 0:
+        raise CannotBroadcast(
+            f"cannot expand shape {shape} to {values}: the target has fewer axes",
+            shape=shape,
+            target=values,
+        )
+    out = []
+    for d, v in enumerate(values):
+        if not _is_minus_one(v):
+            out.append(v)
+        elif d < extra:
+            raise CannotBroadcast(
+                f"cannot expand shape {shape} to {values}: -1 on axis {d}, a new leading "
+                "axis, has no size to keep",
+                shape=shape,
+                target=values,
+                axis=d,
+            )
+        else:
+            out.append(shape[d - extra])
+    return check_shape(tuple(out))
+
+
+def check_in_range(
+    shape: Shape, stride: Shape, adj_stride: Shape, offset: int, length: int, lowest: int = 0
+) -> None:
+    """Refuse a layout any of whose numbers leaves int64, or whose positions leave ``lowest..2**63-1``.
+
+    A layout with no elements reaches no position; only its numbers are checked.
+    `from_raw_parts` passes ``lowest=INT64_MIN``: exact, but not checked for sense.
+
+    O(rank): the positions are bounded by `position_bounds`, not walked.
+
+    >>> check_in_range((3,), (2**62,), (2**62,), 0, 3)
+    Traceback (most recent call last):
+    ...
+    candela.errors.InvalidShape: shape (3,) with stride (4611686018427387904,) and offset 0 reaches position 9223372036854775808: positions must be <= 9223372036854775807
+    """
+    numbers = (offset, length, *stride, *adj_stride)
+    if min(numbers) < INT64_MIN or max(numbers) > INT64_MAX:
+        names = ["offset", "len"]
+        names += [f"stride[{d}]" for d in range(len(stride))]
+        names += [f"adj_stride[{d}]" for d in range(len(adj_stride))]
+        name, v = next((n, v) for n, v in zip(names, numbers) if not in_int64(v))
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset}: {name} is {v}, "
+            f"outside the int64 range {INT64_MIN}..{INT64_MAX}",
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=v,
+        )
+    if 0 in shape:
+        return  # no element is read: a derived offset is carried as it is (NumPy does the same)
+    lo, hi = position_bounds(shape, stride, offset)
+    if lo < lowest:
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset} reaches position {lo}: "
+            f"positions must be >= {lowest}" + (" (raise the offset)" if lowest == 0 else ""),
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=lo,
+        )
+    if hi > INT64_MAX:
+        raise InvalidShape(
+            f"shape {shape} with stride {stride} and offset {offset} reaches position {hi}: "
+            f"positions must be <= {INT64_MAX}",
+            shape=shape,
+            stride=stride,
+            offset=offset,
+            value=hi,
+        )

@@ -99,8 +99,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._views: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
-        if _served():
-            self.open_url(location=pn.state.location)
         self.param.watch(self._on_columns, ["columns"])
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
@@ -331,8 +329,15 @@ def summary_text(s: dict, unit: str = "elements") -> str:
 
 
 def app() -> pn.viewable.Viewable:
-    """A fresh page per session (for ``pn.serve`` and the command line)."""
-    return Explorer().__panel__()
+    """A fresh page per session (for ``pn.serve`` and the command line); it owns the URL.
+
+    Only the page's own explorer reads and writes the URL: explorers placed in a
+    layout of someone else's page (``pn.Row(a, b)``) leave it alone.
+    """
+    ex = Explorer()
+    if _served():
+        ex.open_url(location=pn.state.location)
+    return ex.__panel__()
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`

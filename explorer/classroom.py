@@ -159,7 +159,7 @@ class Classroom:
             {f"{n}. {lesson.title}": lesson.id for n, lesson in enumerate(self.catalogue, 1)}
         )
         self.lesson_select = pn.widgets.Select(
-            name="lesson", options=options, value="", css_classes=["candela-lesson-select"],
+            label="lesson", options=options, value="", css_classes=["candela-lesson-select"],
             sizing_mode="stretch_width",
         )  # fmt: skip
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
@@ -170,18 +170,18 @@ class Classroom:
         )  # fmt: skip
         self.question_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
-            name="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
+            label="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
             css_classes=["candela-answer"], sizing_mode="stretch_width", min_width=120,
         )  # fmt: skip
         self.check_button = pn.widgets.Button(
-            name="check", button_type="primary", css_classes=["candela-check"], width=80,
+            label="check", color="primary", css_classes=["candela-check"], width=80,
             align="end",
         )  # fmt: skip
         self.verdict_pane = pn.pane.HTML(
             '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
         )
         self.show_me_button = pn.widgets.Button(
-            name="show me", css_classes=["candela-show-me"], width=90, visible=False
+            label="show me", css_classes=["candela-show-me"], width=90, visible=False
         )
         self.reveal_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
             "",
@@ -191,14 +191,14 @@ class Classroom:
             visible=False,
         )
         self.prev_button = pn.widgets.Button(
-            name="◀ previous", css_classes=["candela-prev"], sizing_mode="stretch_width"
+            label="◀ previous", css_classes=["candela-prev"], sizing_mode="stretch_width"
         )
         self.next_button = pn.widgets.Button(
-            name="next ▶", css_classes=["candela-next"], button_type="primary",
+            label="next ▶", css_classes=["candela-next"], color="primary",
             sizing_mode="stretch_width",
         )  # fmt: skip
         self.presenter_toggle = pn.widgets.Checkbox.from_param(
-            self.state.param.presenter, name="presenter mode (large type)",
+            self.state.param.presenter, label="presenter mode (large type)",
             css_classes=["candela-presenter-toggle"],
         )  # fmt: skip
         self.help_pane = pn.pane.Markdown(

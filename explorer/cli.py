@@ -449,6 +449,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    for name in ("export", "shape", "ops"):
+        if isinstance(getattr(args, name), list):  # argparse reads `--export=--` as []
+            setattr(args, name, "--")
+    odd = [
+        name
+        for name, value in (
+            ("address", args.address),
+            ("port", args.port),
+            ("num-procs", args.num_procs),
+        )
+        if isinstance(value, list)
+    ] + ["allow-origin" for value in args.allow_origin if not isinstance(value, str)]
+    if odd:  # the same quirk where a checked value belongs
+        return fail(f"argument --{odd[0]}: '--' is not a value for it (see {PROG} --help)")
     if args.export is not None:
         return export(args)
     try:

@@ -54,20 +54,20 @@ class Editor:
             min_width=260,
         )
         self.unit_select = pn.widgets.Select.from_param(
-            st.param.unit, name="strides in", options=list(UNITS), width=110,
+            st.param.unit, label="strides in", options=list(UNITS), width=110,
             css_classes=["candela-unit-select"],
         )  # fmt: skip
         self.undo_button = pn.widgets.Button(
-            name="undo", css_classes=["candela-undo"], width=64, align="end"
+            label="undo", css_classes=["candela-undo"], width=64, align="end"
         )
         self.reset_button = pn.widgets.Button(
-            name="reset", css_classes=["candela-reset"], width=64, align="end"
+            label="reset", css_classes=["candela-reset"], width=64, align="end"
         )
         self.op_choice = pn.widgets.RadioButtonGroup(
             options=list(REGISTRY),
             value=FIRST_OP,
-            button_type="light",
-            button_style="outline",
+            color="light",
+            variant="outline",
             css_classes=["candela-ops"],
             stylesheets=[":host .bk-btn-group { flex-wrap: wrap; } .bk-btn { flex: 0 0 auto; }"],
             sizing_mode="stretch_width",
@@ -75,11 +75,11 @@ class Editor:
         self.op_help = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.arg_row = pn.Row()
         self.add_button = pn.widgets.Button(
-            name="add step", button_type="primary", css_classes=["candela-add-step"],
+            label="add step", color="primary", css_classes=["candela-add-step"],
             width=90, align="end",
         )  # fmt: skip
         self.step_select = pn.widgets.Select(
-            name="show step", options={}, width=260, css_classes=["candela-step-select"]
+            label="show step", options={}, width=260, css_classes=["candela-step-select"]
         )
         self.step_pane = pn.pane.HTML(
             "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
@@ -112,7 +112,7 @@ class Editor:
         if op not in self.arg_widgets:
             self.arg_widgets[op] = [
                 pn.widgets.TextInput(
-                    name=f"{arg.name}{' (optional)' if arg.optional else ''}",
+                    label=f"{arg.name}{' (optional)' if arg.optional else ''}",
                     value=arg.default,
                     width=150 if arg.kind != "int" else 80,
                     css_classes=[f"candela-arg-{op}-{i}"],

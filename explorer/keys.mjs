@@ -2,8 +2,8 @@
 //
 // One keydown listener per explorer: ArrowLeft / ArrowRight step the traversal,
 // Space plays and pauses it, n / p go to the next / previous lesson step. Keys act
-// only on the explorer that holds the focus or was clicked last, and never on one
-// that is hidden, so several explorers (a notebook's outputs, a row of them) each
+// only on the explorer that holds the focus or was clicked last (or, with nothing
+// focused, on a page's only explorer), and never on one that is hidden, so several explorers (a notebook's outputs, a row of them) each
 // keep their own. The traversal keys click this explorer's own buttons (found by
 // their CSS class inside its element, never by a page-wide model name), so they
 // run exactly what a click runs in traverse.mjs; n / p go to the server as a
@@ -54,7 +54,7 @@ function explorerOf(el) {
 
 // querySelector that looks inside shadow roots too (Bokeh and Panel render into them).
 function deepFind(root, selector) {
-  const queue = [root]
+  const queue = root.shadowRoot ? [root.shadowRoot, root] : [root]
   while (queue.length) {
     const node = queue.shift()
     const hit = node.querySelector ? node.querySelector(selector) : null
@@ -63,6 +63,18 @@ function deepFind(root, selector) {
     for (const el of all) if (el.shadowRoot) queue.push(el.shadowRoot)
   }
   return null
+}
+
+// No element has the focus (the key went to the page itself).
+function nothingFocused(event) {
+  const target = targetOf(event)
+  return target === document.body || target === document.documentElement || target === window
+}
+
+// The only explorer of the page (a served page): it takes keys nobody else has.
+function lone(explorer) {
+  const all = document.querySelectorAll(".candela-explorer")
+  return all.length === 1 && all[0] === explorer
 }
 
 function contains(root, path) {
@@ -103,7 +115,7 @@ export function render({model, view}) {
     const path = event.composedPath ? event.composedPath() : []
     // Keys belong to the explorer that has the focus or was last clicked; a key typed
     // anywhere else on the page (a notebook cell, another explorer) is not ours.
-    if (!contains(explorer, path) && !active) return
+    if (!contains(explorer, path) && !active && !(nothingFocused(event) && lone(explorer))) return
     const target = targetOf(event)
     if (isTyping(target)) return
     switch (event.key) {

@@ -35,22 +35,42 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served_app() -> Iterator[str]:
-    """The explorer served in a thread on a free port; yields its base URL, then stops it."""
+def served_app(make=None) -> Iterator[str]:
+    """The explorer (or the page ``make()`` builds) served in a thread on a free port.
+
+    Yields its base URL, then stops the server.
+    """
     import panel as pn
 
     from explorer.app import app
 
+    make = make or app
+
     port = free_port()
     server = pn.serve(
-        {"/": app},
+        {"/": lambda: make()},  # a function: Panel serves other callables as objects
         port=port,
         address="127.0.0.1",
         threaded=True,
         show=False,
         title="Candela Explorer",
     )
+    wait_for_port(port)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
+
+
+def wait_for_port(port: int, timeout: float = 20.0) -> None:
+    """Return once something accepts connections on 127.0.0.1:``port`` (a server in a thread)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f} s")
+        time.sleep(0.05)

@@ -31,7 +31,8 @@ def as_numpy(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
     view = as_strided(
         base[layout.offset :],
         shape=layout.shape,
-        strides=tuple(st * ITEM for st in layout.stride),
+        # an axis of size 0 or 1 never steps: NumPy gets 0 there, as it writes itself
+        strides=tuple(st * ITEM if n > 1 else 0 for n, st in zip(layout.shape, layout.stride)),
         writeable=False,
     )
     return base, view
@@ -51,6 +52,28 @@ def naive_walk(shape, stride, offset) -> list[tuple[tuple[int, ...], int]]:
 def stepped_axis(prev: tuple[int, ...], cur: tuple[int, ...]) -> int:
     """The axis that stepped between two consecutive multi-indices: the innermost that grew."""
     return max(d for d in range(len(cur)) if cur[d] > prev[d])
+
+
+INT64_MAX = 2**63 - 1
+
+
+def exact_walk_in_range(shape, stride, offset) -> bool:
+    """Every number the layout holds fits int64 and every position it reads is in 0..2**63-1.
+
+    Python ints throughout (no NumPy), so nothing here can wrap; adj_stride
+    by the contract's formula, len as the product of the sizes.
+    """
+    fits = lambda v: -(2**63) <= v <= INT64_MAX  # noqa: E731
+    count = 1
+    for n in shape:
+        count *= n
+    adj = [
+        st - sum(stride[k] * (shape[k] - 1) for k in range(d + 1, len(shape)))
+        for d, st in enumerate(stride)
+    ]
+    if not all(fits(v) for v in (offset, count, *stride, *adj)):
+        return False
+    return all(0 <= p <= INT64_MAX for _, p in naive_walk(shape, stride, offset))
 
 
 def brute_contiguous(shape, stride, offset=0) -> bool:

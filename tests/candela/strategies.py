@@ -89,6 +89,16 @@ KINDS = [
     "transpose_axes",
     "broadcast",
     "rotate",
+    # NumPy's and PyTorch's words
+    "view_infer",
+    "reshape",
+    "permute",
+    "flip",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "T",
+    "mT",
 ]
 
 
@@ -128,7 +138,50 @@ def operations(draw, layout: Layout, kind=None):
         return "transpose_axes", (perm,)
     if name == "broadcast":
         return "broadcast", (draw(broadcast_targets(layout.shape)),)
-    return "rotate_axis_innermost", (draw(axis),)
+    if name == "rotate":
+        return "rotate_axis_innermost", (draw(axis),)
+    if name in ("view_infer", "reshape"):
+        _, (shape,) = draw(operations(layout, "view"))
+        if draw(st.integers(0, 5)):  # one size (or, rarely, two) becomes -1
+            k = draw(st.integers(0, len(shape) - 1))
+            shape = shape[:k] + (-1,) + shape[k + 1 :]
+            if draw(st.integers(0, 9)) == 0:
+                shape = (-1, *shape)
+        return ("view" if name == "view_infer" else name), (
+            shape if len(shape) > 1 or draw(st.booleans()) else shape[0],
+        )
+    if name == "permute":
+        _, (perm,) = draw(operations(layout, "transpose_axes"))
+        # both spellings: permute(1, 0) and permute((1, 0))
+        return "permute", (perm if draw(st.booleans()) else (perm,))
+    if name == "flip":
+        if draw(st.integers(0, 5)) == 0:
+            return "flip", draw(st.sampled_from([(), (None,)]))
+        axes = draw(st.lists(axis, max_size=rank + 1))
+        if len(axes) == 1 and draw(st.booleans()):
+            return "flip", (axes[0],)
+        return "flip", (tuple(axes),)
+    if name == "unsqueeze":
+        return "unsqueeze", (draw(st.integers(-rank - 2, rank + 1)),)
+    if name == "squeeze":
+        if draw(st.integers(0, 3)) == 0:
+            return "squeeze", ()
+        ones = [d for d, n in enumerate(layout.shape) if n == 1]
+        if ones and draw(st.integers(0, 3)):
+            axes = draw(st.lists(st.sampled_from(ones), min_size=1, unique=True))
+        else:
+            axes = draw(st.lists(axis, max_size=rank))
+        axes = [a - rank if a >= 0 and draw(st.booleans()) else a for a in axes]
+        return "squeeze", (axes[0] if len(axes) == 1 and draw(st.booleans()) else tuple(axes),)
+    if name == "expand":
+        target = list(draw(broadcast_targets(layout.shape)))
+        extra = len(target) - rank
+        for i in range(len(target)):
+            # -1 keeps the size of an existing axis (and is refused on a new leading one)
+            if (i >= extra or draw(st.integers(0, 9)) == 0) and draw(st.integers(0, 2)) == 0:
+                target[i] = -1
+        return "expand", (tuple(target),) if draw(st.booleans()) else tuple(target)
+    return name, ()  # "T" and "mT": properties
 
 
 def _factors(n: int) -> list[int]:

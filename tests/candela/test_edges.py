@@ -97,6 +97,17 @@ OPERATIONS = [
     ("broadcast", ((3, 4),)),
     ("broadcast", ((2, 3, 4),)),
     ("broadcast", ((0,),)),
+    ("flip", ()),
+    ("flip", (0,)),
+    ("flip", (-1,)),
+    ("unsqueeze", (0,)),
+    ("unsqueeze", (-1,)),
+    ("squeeze", ()),
+    ("squeeze", (0,)),
+    ("expand", ((2, -1),)),
+    ("reshape", ((-1,),)),
+    ("T", ()),
+    ("mT", ()),
 ]
 
 
@@ -108,6 +119,8 @@ def test_table_operations_match_numpy(layout, op):
         args = ((layout.len,),)
     if name == "broadcast":  # targets right-aligned with this layout
         args = (args[0] + layout.shape,)
+    if name == "expand":  # a new leading axis of 2, every old axis kept by -1
+        args = ((2,) + (-1,) * layout.rank,)
     base, view = as_numpy(layout)
     check_operation(layout, base, view, name, args)
 

@@ -129,6 +129,33 @@ CASES = [
     (lambda: Tensor.arange((2, 3))[0, 5], IndexOutOfBounds, ["5"], {}),
     (lambda: Tensor.arange((2, 3))[0:1], IndexOutOfBounds, [".slice"], {}),
     (lambda: Tensor(np.arange(5), Layout((2, 3))), InvalidShape, ["5"], {"buffer_len": 5}),
+    # NumPy's and PyTorch's words
+    (lambda: Layout((2, 3)).view((-1, -1)), InvalidViewShape, ["(-1, -1)", "one"], {}),
+    (lambda: Layout((2, 3)).view((4, -1)), InvalidViewShape, ["6", "(4, -1)"], {"elements": 6}),
+    (lambda: Layout((0, 3)).view((0, -1)), InvalidViewShape, ["(0, -1)"], {"elements": 0}),
+    (lambda: Layout((2, 3)).reshape((4, 4)), InvalidViewShape, ["(4, 4)"], {"elements": 6}),
+    (lambda: Layout((2, 3)).T.reshape(-1), NonContiguousView, ["(6,)"], {"shape": (6,)}),
+    (lambda: Tensor.arange((2, 3)).reshape((5,)), InvalidViewShape, ["(5,)"], {}),
+    (lambda: Layout((2, 3)).permute(0), NotEnoughAxes, ["(0,)"], {"axes": (0,)}),
+    (lambda: Layout((2, 3)).permute(1, 1), AxesOutOfBounds, ["(1, 1)"], {"axis": 1}),
+    (lambda: Layout((2, 3)).flip(2), AxesOutOfBounds, ["2", "rank 2"], {"axis": 2}),
+    (lambda: Layout((2, 3)).flip((0, -2)), AxesOutOfBounds, ["(0, -2)"], {"axis": 0}),
+    (
+        lambda: Layout((2, 3)).unsqueeze(3),
+        AxesOutOfBounds,
+        ["3", "rank 2", "-3..2"],
+        {"axis": 3, "rank": 2},
+    ),
+    (lambda: Layout((2, 3)).unsqueeze(-4), AxesOutOfBounds, ["-4"], {"axis": -4}),
+    (lambda: Layout((2, 3)).squeeze(0), InvalidShape, ["axis 0", "2"], {"axis": 0}),
+    (lambda: Layout((1, 3)).squeeze(2), AxesOutOfBounds, ["2"], {"axis": 2}),
+    (lambda: Layout((1, 3)).squeeze((0, 0)), AxesOutOfBounds, ["(0, 0)"], {"axis": 0}),
+    (lambda: Layout((2, 3)).expand(3), CannotBroadcast, ["(2, 3)", "(3,)"], {"target": (3,)}),
+    (lambda: Layout((2, 3)).expand(-1, 2, 3), CannotBroadcast, ["-1", "axis 0"], {"axis": 0}),
+    (lambda: Layout((2, 3)).expand(4, -1), CannotBroadcast, ["(2, 3)", "(4, 3)"], {}),
+    (lambda: Layout((2, 3)).expand(2, -2), InvalidShape, ["-2"], {"value": -2}),
+    (lambda: Layout(3).mT, NotEnoughAxes, ["1 axis"], {"rank": 1}),
+    (lambda: Tensor.arange(3).mT, NotEnoughAxes, ["1 axis"], {"rank": 1}),
 ]
 
 

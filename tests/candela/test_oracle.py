@@ -1,8 +1,10 @@
 """Laws: every layout and every chain of operations agrees with NumPy.
 
 Random layouts (any rank up to 5, sizes 0 to 4, negative and zero strides,
-offsets) go through random chains of operations applied both to candela and
-to NumPy (the same layout as a strided view of ``np.arange``). After every
+offsets) go through random chains of operations, the old ones and NumPy's
+and PyTorch's words (reshape, permute, flip, unsqueeze, squeeze, expand, T,
+mT) alike, applied both to candela and to NumPy (the same layout as a
+strided view of ``np.arange``). After every
 step: shape, strides, offset, the positions from all three traversal
 methods, and every flag must match NumPy or a brute-force walk; an operation
 the contract rejects must raise the right error class.
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from candela import (
     AxesOutOfBounds,
     CannotBroadcast,
+    InvalidShape,
     InvalidViewShape,
     Layout,
     NonContiguousView,
@@ -35,7 +38,7 @@ from .oracle import (
     numpy_fields,
     stepped_axis,
 )
-from .strategies import KINDS, layouts, operations
+from .strategies import KINDS, layouts, operations, shapes
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -90,17 +93,27 @@ def norm(axis: int, rank: int):
     return axis + rank if -rank <= axis < 0 else axis
 
 
-def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray):
-    """The NumPy result of an op, or the candela error class the contract demands."""
+def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray, tensor: bool = False):
+    """The NumPy result of an op, or the candela error class the contract demands.
+
+    With `tensor`, ``reshape`` is a Tensor's: it copies where it cannot view.
+    """
     rank = layout.rank
     in_range = lambda a: -rank <= a < rank  # noqa: E731
-    if name == "view":
+    if name in ("view", "reshape"):  # on a Layout, reshape is view
         (shape,) = args
-        if int(np.prod(shape)) != layout.len:
+        dims = shape if isinstance(shape, tuple) else (shape,)
+        if any(d < -1 for d in dims):
+            return InvalidShape
+        try:  # NumPy's own count check, and its inference of one -1
+            target = np.empty(layout.shape, dtype=np.int8).reshape(dims).shape
+        except ValueError:
             return InvalidViewShape
-        if not brute_contiguous(layout.shape, layout.stride, layout.offset):
+        if not (name == "reshape" and tensor) and not brute_contiguous(
+            layout.shape, layout.stride, layout.offset
+        ):
             return NonContiguousView
-        return view.reshape(shape)
+        return view.reshape(target)
     if name == "slice":
         (keys,) = args
         if len(keys) > rank:
@@ -161,12 +174,49 @@ def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray):
         if not in_range(axis):
             return AxesOutOfBounds
         return np.transpose(view, np.roll(np.arange(rank), -(norm(axis, rank) + 1)))
+    if name == "permute":  # permute(1, 0) or permute((1, 0))
+        axes = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        return numpy_apply("transpose_axes", (axes,), layout, view)
+    if name in ("flip", "squeeze"):
+        given = args[0] if args else None
+        if given is None:
+            axes = tuple(range(rank)) if name == "flip" else None
+        else:
+            axes = given if isinstance(given, tuple) else (given,)
+            if not all(in_range(a) for a in axes):
+                return AxesOutOfBounds
+            if len({norm(a, rank) for a in axes}) != len(axes):
+                return AxesOutOfBounds
+        if name == "flip":
+            return np.flip(view, axes)
+        if axes is not None and any(layout.shape[a] != 1 for a in axes):
+            return InvalidShape
+        out = np.squeeze(view, axes)
+        return out if out.ndim else out.reshape(1)  # candela keeps rank 1
+    if name == "unsqueeze":
+        (axis,) = args
+        if not -rank - 1 <= axis <= rank:
+            return AxesOutOfBounds
+        return np.expand_dims(view, axis)
+    if name == "expand":
+        sizes = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+        extra = len(sizes) - rank
+        if extra < 0 or -1 in sizes[:extra]:
+            return CannotBroadcast
+        target = tuple(layout.shape[i - extra] if n == -1 else n for i, n in enumerate(sizes))
+        return numpy_apply("broadcast", (target,), layout, view)
+    if name == "T":
+        return view.T
+    if name == "mT":
+        return NotEnoughAxes if rank < 2 else np.swapaxes(view, -2, -1)
     raise AssertionError(name)
 
 
 def call(layout: Layout, name: str, args: tuple) -> Layout:
     if name == "slice":
         return layout.slice(s[args[0]] if args[0] else ())
+    if name in ("T", "mT"):  # properties
+        return getattr(layout, name)
     return getattr(layout, name)(*args)
 
 
@@ -241,3 +291,38 @@ def test_shape_as_3d_keeps_the_count_and_the_last_two_axes(layout):
     padded = (1, 1) + layout.shape
     assert (rows, cols) == padded[-2:]
     assert batch == int(np.prod(padded[:-2]))
+
+
+@SETTINGS
+@given(layouts(), st.data())
+def test_the_new_words_undo_and_agree_with_the_old_ones(layout, data):
+    rank = layout.rank
+    axis = data.draw(st.integers(-rank, rank - 1))
+    perm = tuple(data.draw(st.permutations(range(rank))))
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    assert layout.permute(*perm) == layout.permute(perm) == layout.transpose_axes(perm)
+    assert layout.permute(perm).permute(inverse) == layout
+    assert layout.T == layout.transpose() and layout.T.T == layout
+    if rank >= 2:
+        assert layout.mT == layout.transpose(-2, -1) and layout.mT.mT == layout
+    assert layout.flip(axis).flip(axis) == layout
+    assert (
+        layout.flip()
+        == layout.flip(tuple(range(rank)))
+        == layout.slice(s[(slice(None, None, -1),) * rank])
+    )
+    assert layout.unsqueeze(axis).squeeze(axis) == layout
+    assert layout.expand(*(-1,) * rank) == layout
+    assert layout.expand((3,) + (-1,) * rank) == layout.broadcast((3,) + layout.shape)
+    if layout.is_contiguous():
+        assert layout.reshape(-1) == layout.view(layout.len)
+
+
+@SETTINGS
+@given(shapes(), st.data())
+def test_unsqueeze_of_a_contiguous_layout_is_contiguous(shape, data):
+    axis = data.draw(st.integers(-len(shape) - 1, len(shape)))
+    at = axis + len(shape) + 1 if axis < 0 else axis
+    expected = Layout(shape[:at] + (1,) + shape[at:])
+    assert Layout(shape).unsqueeze(axis) == expected
+    assert Layout(shape).squeeze() == Layout(tuple(n for n in shape if n != 1) or (1,))

@@ -54,7 +54,7 @@ def test_the_stride_unit_travels_in_the_url(open_explorer):
 def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
     page = open_explorer("?shape=3,4")
     expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
-    page.locator(".candela-op-narrow button").click()
+    page.locator(".candela-ops button", has_text="narrow").click()
     start = page.locator(".candela-arg-narrow-1 input")
     start.fill("1")
     start.press("Enter")
@@ -147,7 +147,8 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
     text = page.evaluate(model_js("return m('odometer').text"))
     assert "element 12 of 12" in text and "(3, 2)" in text and "adj_stride[1]" in text
     # The last jump (position 7 -> 11) is forward; a row change (e.g. frame 3) is backward.
-    page.locator(".bk-btn", has_text="pause").click()
+    # The walk has ended: the play/pause button offers play again.
+    expect(page.locator(".candela-toggle .bk-btn")).to_have_text("▶ play")
     page.evaluate(model_js("m('frame-slider').value = 3"))
     page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
     color = page.evaluate(model_js("return m('jump-source').data.color[0]"))

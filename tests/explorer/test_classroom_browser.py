@@ -52,7 +52,7 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     expect(page.locator(".candela-presenter")).to_have_count(1)
     expect(page.locator(".candela-question")).to_contain_text("stride[0]")
     # presenter mode enlarges the type (wait: the stylesheet may land after the text)
-    expect(page.locator(".candela-question")).to_have_css("font-size", "22px")
+    expect(page.locator(".candela-question")).to_have_css("font-size", "20px")
     # Step 1's question hides the fields; the layout drawn is (3, 4).transpose().
     positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
     assert positions == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
@@ -82,11 +82,16 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     page.keyboard.type("3")
     page.keyboard.press("Enter")
     expect(page.locator(".candela-verdict")).to_contain_text("Not quite: you said 3")
-    expect(page.locator(".candela-verdict")).to_contain_text("adj_stride[0] is -7")
     expect(page.locator(".candela-verdict-wrong")).to_have_count(1)
     expect(page.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+    # A wrong try gives a hint, never the answer: nothing on screen says -7 yet.
+    expect(page.locator(".candela-adj-stride")).to_be_hidden()
+    visible = page.locator("body").inner_text()
+    assert "-7" not in visible and "−7" not in visible
 
-    # The reveal played the walk; the fields are back. Space pauses, space plays.
+    # "show me" reveals: the answer, the fields, and the walk plays.
+    page.locator(".candela-show-me button").click()
+    expect(page.locator(".candela-verdict")).to_contain_text("-7")
     expect(page.locator(".candela-adj-stride")).to_have_text("(-7, 4)")
     page.wait_for_function(model_js("return m('frame-slider').value === 11"))
     answer.evaluate("el => el.blur()")

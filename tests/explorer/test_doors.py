@@ -347,7 +347,7 @@ def test_the_parser_raises_only_pipeline_errors(ops):
         ("3,4", ".view(" + "-" * 500 + "12)", "nests more than"),
         ("3,4", ".view((" + "9" * 1500 + ",))", "1,500 digits"),
         ("3,4", ".slice(s[::9223372036854775808])", "9223372036854775808 is outside the 64-bit"),
-        ("3,4", ".slice(s[::9223372036854775807])", "beyond the 64-bit"),
+        ("3,4", ".slice(s[::9223372036854775807])", "36893488147419103228"),
         ("3,4", ".broadcast((" + "1," * 63 + "3, 4))", "65 axes"),
         ("0", ".broadcast((9223372036854775807, 0))", "more than the 1,048,576"),
         ("²", "", "`²` is not a whole number"),
@@ -483,7 +483,7 @@ PATH_PIECES = ["", " ", ".", "..", "a", "page.html", "\0", "é", "-", "~", "x" *
 
 
 @settings(
-    max_examples=40,
+    max_examples=int(os.environ.get("DOORS_EXAMPLES", "40")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
@@ -524,6 +524,8 @@ ARG_PIECES = [
     "--port", "--address", "--allow-origin", "--num-procs", "--shape", "--ops", "--no-browser",
     "--bogus", "0", "5006", "65536", "-1", "127.0.0.1", "localhost", "0.0.0.0", "::1", "",
     "999.1.1.1", "\0", "*", "http://a.example:1", "javascript:x", "a" * 300, "9" * 5000, "²",
+    "--", "--export=--", "--address=--", "--shape=--", "--ops=--", "--port=--", "--num-procs=--",
+    "--allow-origin=--",
 ]  # fmt: skip
 
 

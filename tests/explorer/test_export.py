@@ -167,7 +167,8 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
     assert ks[0] == 0 and ks[-1] == 11 and len(ks) >= 4, "several frames drawn on the way"
     assert ks == sorted(ks), "the highlight only moves forward while playing"
     assert all(pos == positions[k] for k, pos in seen), "logical and buffer cells together"
-    page.locator(".bk-btn", has_text="pause").click()
+    # The walk has ended: the play/pause button offers play again.
+    expect(page.locator(".candela-toggle .bk-btn")).to_have_text("▶ play")
     # Scrub to frame 3: the walk's first backward jump (-7).
     page.evaluate(model_js("m('frame-slider').value = 3"))
     page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
@@ -199,7 +200,7 @@ def test_download_button_in_the_served_app(open_explorer):
     with page.expect_download() as info:
         page.locator(".candela-download button, .candela-download a").first.click()
     download = info.value
-    assert download.suggested_filename == "candela-explorer.html"
+    assert download.suggested_filename == "candela-2x3-transpose.html"  # what it shows
     text = download.path().read_text(encoding="utf-8")
     assert_self_contained(text)
     assert "adj_stride[0] = 1 - 3*(2-1) = -2" in text

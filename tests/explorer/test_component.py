@@ -1,0 +1,58 @@
+"""The explorer as a component: an op added through the registry alone, and several
+explorers (or one shown twice) on one page, each keeping its own traversal and keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from candela import Tensor
+from explorer.app import Explorer
+from explorer.ops import REGISTRY, Arg, Op, register, unregister
+from explorer.pipeline import apply, format_step, parse
+
+
+@pytest.fixture
+def throwaway_op():
+    # Narrow to the first `n` elements of axis 0: declared once, nowhere else.
+    op = register(
+        Op(
+            "head",
+            (Arg("n", "int", "2"),),
+            help="the first n rows",
+            numpy="a[:n]",
+            torch="x[:n]",
+            foreign=("take_first",),
+            run=lambda t, args: t.narrow(0, 0, args[0]),
+        )
+    )
+    yield op
+    unregister("head")
+    assert "head" not in REGISTRY
+
+
+def test_an_op_added_through_the_registry_alone_parses_applies_and_gets_a_widget(throwaway_op):
+    (step,) = parse(".head(1)")
+    assert format_step(step) == ".head(1)"
+    states = apply([step], Tensor.arange((3, 4)))
+    assert states[-1].layout.shape == (1, 4)
+    assert "`.head(n)`" in str(pytest.raises(ValueError, parse, ".take_first(1)").value)
+
+    ex = Explorer(shape=(3, 4))
+    ex.editor.op_choice.value = "head"
+    (box,) = ex.editor.arg_widgets["head"]
+    assert box.value == "2" and "n" in box.label
+    assert ex.editor.step_text() == ".head(2)"
+    assert ".head(n)" in ex.editor.op_help.object and "x[:n]" in ex.editor.op_help.object
+    ex.editor.add_button.clicks += 1
+    assert ex.ops == ".head(2)" and ex.layout.shape == (2, 4) and ex.error is None
+
+
+def test_the_same_explorer_shown_twice_gets_figures_of_its_own_drawing_one_state():
+    ex = Explorer(shape=(3, 4))
+    first, second = ex.__panel__(), ex.__panel__()
+    assert first is not second and len(ex._views) == 2
+    a, b = (view.figures for view in ex._views)
+    assert a.frames_source is not b.frames_source
+    ex.ops = ".transpose()"
+    assert a.frames_source.data["pos"].tolist() == b.frames_source.data["pos"].tolist()
+    assert b.frames_source.data["pos"].tolist()[:4] == [0, 4, 8, 1]
