@@ -23,15 +23,16 @@ import logging
 
 import panel as pn
 
-from . import columns as C
-from .classroom import Classroom
-from .editor import Editor
-from .fields import fields_html
-from .figures import Figures
-from .keys import Keys
-from .state import DEFAULT_SHAPE, ExplorerState
-from .style import CSS, PRESENTER_CSS, legend_html, title_html
-from .url import Location, UrlSync
+# Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
+from explorer import columns as C
+from explorer.classroom import Classroom
+from explorer.editor import Editor
+from explorer.fields import fields_html
+from explorer.figures import Figures
+from explorer.keys import Keys
+from explorer.state import DEFAULT_SHAPE, ExplorerState
+from explorer.style import CSS, PRESENTER_CSS, legend_html, title_html
+from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
 
@@ -145,13 +146,13 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     _view_taken = False
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from .jupyter import repr_mimebundle  # Jupyter display glue
+        from explorer.jupyter import repr_mimebundle  # Jupyter display glue
 
         return repr_mimebundle(self, include, exclude)
 
     def save_html(self, path, title: str = "Candela Explorer"):
         """Write this state as one self-contained HTML page (no Python, no network)."""
-        from .export import save_html
+        from explorer.export import save_html
 
         return save_html(self, path, title=title)
 
@@ -174,7 +175,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.logical_heading = pn.pane.HTML("", stylesheets=[CSS])
         self.legend = pn.pane.HTML(legend_html(), stylesheets=[CSS])
         self.title = pn.pane.HTML(title_html(), stylesheets=[CSS], sizing_mode="stretch_width")
-        from .export import download_button  # the offline page of the current state
+        from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=150)
         ed = self.editor
@@ -220,6 +221,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     ]
 
     def _draw(self, view: _View) -> None:
+        doc = view.figures.logical_figure.document
+        if doc is not None and doc is not pn.state.curdoc and doc.session_context is not None:
+            # A view in another served session (one explorer shown on two pages): its
+            # models change under that document's own lock, on its next tick.
+            doc.add_next_tick_callback(lambda: self._draw_now(view))
+        else:
+            self._draw_now(view)
+
+    def _draw_now(self, view: _View) -> None:
         cols = self.columns
         try:
             with pn.io.unlocked():
@@ -297,7 +307,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
 
 def _scale(unit: str) -> int:
-    from .fields import DTYPE_BYTES
+    from explorer.fields import DTYPE_BYTES
 
     return DTYPE_BYTES.get(unit, 1)
 

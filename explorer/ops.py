@@ -19,7 +19,7 @@ Argument kinds:
 >>> REGISTRY["permute"].call_text(("1, 0",))
 '.permute(1, 0)'
 >>> suggestion("swapaxes")
-'`swapaxes` is not a candela operation: NumPy and PyTorch `swapaxes` is `.transpose(dim0, dim1)` here'
+'`swapaxes` is not a candela operation: NumPy and PyTorch `swapaxes` is `.transpose([dim0], [dim1])` here'
 """
 
 from __future__ import annotations
@@ -74,10 +74,14 @@ class Op:
     copies: bool = False
     method: str | None = None
     run: Callable[[Any, tuple], Any] | None = None
+    #: The argument counts a call may have, when not every count in between is allowed.
+    counts: tuple[int, ...] | None = None
 
     @property
     def arities(self) -> tuple[int, ...]:
         """The argument counts a call may have (optional arguments trail)."""
+        if self.counts is not None:
+            return self.counts
         required = sum(not a.optional for a in self.args)
         return tuple(range(required, len(self.args) + 1))
 
@@ -198,6 +202,7 @@ register(
         numpy="a.T / np.swapaxes(a, d0, d1)",
         torch="x.transpose(d0, d1)",
         foreign=("swapaxes", "swapdims", "t"),
+        counts=(0, 2),
     )
 )
 register(

@@ -232,15 +232,15 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert ex.editor.shape_input.visible and ex.editor.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
     redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
-    assert ex.figures.logical_figure.width == redrawn.logical_figure.width
+    assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
     ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
-    assert ex.figures.logical_figure.width == redrawn.logical_figure.width
+    assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
     assert PRESENTER_CSS not in ex.fields_pane.stylesheets
     assert (
         ex.figures.logical_figure.width
-        == Explorer(shape=(3, 4), ops=".transpose().transpose()").logical_figure.width
+        == Explorer(shape=(3, 4), ops=".transpose().transpose()").figures.logical_figure.width
     )
     assert ex.figures.labels[0].glyph.text_font_size == font
     assert all(part.visible for part in ex.editing_parts)

@@ -52,7 +52,7 @@ def open_page(page, url):
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(url)
     explorers = page.locator(".candela-explorer")
-    expect(explorers).to_have_count(2)
+    expect(explorers).to_have_count(2, timeout=30000)
     for i in range(2):
         expect(explorers.nth(i).locator(".candela-odometer")).to_contain_text("element 1 of")
     return explorers, errors
