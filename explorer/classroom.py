@@ -25,6 +25,7 @@ from collections.abc import Callable
 import panel as pn
 
 from . import lessons as L
+from .markup import lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
 from .state import ExplorerState
 from .style import CSS
@@ -144,7 +145,7 @@ class Classroom:
         done = verdict.correct or verdict.revealed
         self.show_me_button.visible = not done and verdict.readable
         if done:
-            self.reveal_pane.object = step.reveal
+            self.reveal_pane.object = lesson_html(step.reveal)
             self.reveal_pane.visible = bool(step.reveal)
             self.state.concealed = False
             if self.on_reveal is not None:
@@ -163,7 +164,7 @@ class Classroom:
         )  # fmt: skip
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.header_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.text_pane = pn.pane.Markdown(
+        self.text_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
             "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width",
             stylesheets=[CSS],
         )  # fmt: skip
@@ -182,7 +183,7 @@ class Classroom:
         self.show_me_button = pn.widgets.Button(
             label="show me", css_classes=["candela-show-me"], width=90, visible=False
         )
-        self.reveal_pane = pn.pane.Markdown(
+        self.reveal_pane = pn.pane.HTML(  # lesson_html: lesson files are untrusted
             "",
             css_classes=["candela-reveal"],
             sizing_mode="stretch_width",
@@ -314,7 +315,7 @@ class Classroom:
                 f"\n\n*This step is meant to fail: candela raises `{step.expect_error}`. "
                 "The message is under the pipeline, and the last good state stays.*"
             )
-        self.text_pane.object = text
+        self.text_pane.object = lesson_html(text)
         question, challenge = step.question, step.challenge
         asks = question is not None or challenge is not None
         self.question_box.visible = asks

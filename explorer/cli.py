@@ -3,30 +3,151 @@
 Serves on 127.0.0.1 unless told otherwise, prints the URL to open and, unless
 ``--no-browser``, opens it. ``--shape`` and ``--ops`` set the state the URL
 starts with, the same keys the page's own URL carries.
+
+Only pages served from the addresses the server is reached at (the bind
+address, this machine's host name and interface addresses, ``localhost`` and
+``127.0.0.1``, each with the port) may open its WebSocket, plus what
+``--allow-origin`` adds: a page on another site cannot drive a session, whatever
+address the server listens on. Listening beyond loopback prints a warning
+naming who can reach the server. Every failure is one line on stderr and exit
+status 2 (1 for a failure nobody foresaw), never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ipaddress
+import os
+import re
+import signal
+import socket
 import sys
-from urllib.parse import quote
+import time
+from urllib.parse import quote, urlsplit
+
+PROG = "candela-explorer"
+#: Addresses that mean "every interface".
+WILDCARDS = ("0.0.0.0", "::", "")
+#: The most worker processes ``--num-procs`` starts.
+MAX_PROCS = 64
+
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_-]{1,63})*\.?"
+)
+# Bokeh's allowlist takes NAME[:PORT] (no IPv6 literal); * is a wildcard.
+_ORIGIN = re.compile(r"(?P<host>[A-Za-z0-9_*][A-Za-z0-9_.*-]{0,252})(?::(?P<port>[0-9]{1,5}))?")
+
+
+class CliError(Exception):
+    """A reason to stop with exit status 2, as one line."""
+
+
+def one_line(text: str, limit: int = 2000) -> str:
+    """``text`` as one printable line: control characters escaped, the rest cut."""
+    line = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text)[: limit + 1])
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not the usage block
+        self.exit(2, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def fail(message: str, status: int = 2) -> int:
+    """Print ``candela-explorer: message`` on one line of stderr; return ``status``."""
+    print(f"{PROG}: {one_line(message)}", file=sys.stderr, flush=True)
+    return status
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def _port(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,5}", text.strip()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"port {text[:20]!r} is not a number from 0 to 65535")
+    return int(text)
+
+
+def _procs(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,3}", text.strip()) or int(text) > MAX_PROCS:
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r} is not a number of processes from 0 (one per CPU) to {MAX_PROCS}"
+        )
+    return int(text)
+
+
+def _address(text: str) -> str:
+    text = text.strip()
+    if text in WILDCARDS or text == "localhost":
+        return text
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(text.strip("[]")))
+    if re.fullmatch(r"[0-9.]+", text) or not _HOST_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not an IP address or a host name of this machine"
+        )
+    return text
+
+
+def _origin(text: str) -> str:
+    """``--allow-origin``: ``HOST[:PORT]`` or a page's URL, as Bokeh's allowlist takes it."""
+    value = text.strip()
+    if "://" in value:
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or parts.path not in ("", "/"):
+            raise argparse.ArgumentTypeError(
+                f"{text[:60]!r} is not an origin: give HOST[:PORT] or http(s)://HOST[:PORT]"
+            )
+        value = parts.netloc
+    match = _ORIGIN.fullmatch(value)
+    if match is None or (match.group("port") and int(match.group("port")) > 65535):
+        raise argparse.ArgumentTypeError(
+            f"{text[:60]!r} is not an origin: give HOST[:PORT], e.g. school.example:5006"
+        )
+    return value.lower()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="candela-explorer",
+    parser = _Parser(
+        prog=PROG,
         description="Serve Candela Explorer: pick a shape and a chain of layout operations "
         "and see the logical grid, the memory buffer, the fields and the "
         "traversal side by side.",
         epilog='example: candela-explorer --shape 3,4 --ops ".transpose()" --port 5006',
     )
     parser.add_argument(
-        "--port", type=int, default=5006, help="port to serve on (default 5006; 0 picks a free one)"
+        "--port",
+        type=_port,
+        default=5006,
+        help="port to serve on (default 5006; 0 picks a free one)",
     )
     parser.add_argument(
         "--address",
+        type=_address,
         default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1, this machine only)",
+        help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 is every "
+        "network interface, which prints who can reach it)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        metavar="HOST[:PORT]",
+        type=_origin,
+        action="append",
+        default=[],
+        help="also let pages served from HOST[:PORT] (port 80 if none) use the explorer, e.g. "
+        "behind a proxy; repeatable. The addresses the server is reached at are always allowed",
+    )
+    parser.add_argument(
+        "--num-procs",
+        metavar="N",
+        type=_procs,
+        default=1,
+        help="serve with N worker processes (default 1; 0 is one per CPU); stopping the "
+        "command stops them all",
     )
     parser.add_argument(
         "--no-browser", action="store_true", help="do not open a web browser, only print the URL"
@@ -53,48 +174,316 @@ def start_query(shape: str | None, ops: str | None) -> str:
     return "?" + "&".join(parts) if parts else ""
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.export is not None:
-        from .export import export_main
+# --------------------------------------------------------------------------- who may connect
 
-        return export_main(args.export, args.shape, args.ops)
+
+def is_loopback(address: str) -> bool:
+    """True when ``address`` reaches this machine only (``localhost``, 127.x, ``::1``)."""
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: reached at whatever it resolves to
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def host_names() -> list[str]:
+    """This machine's host name, lowercased (no network lookup)."""
+    with contextlib.suppress(OSError, UnicodeError):
+        name = socket.gethostname().strip().lower()
+        if name and _HOST_NAME.fullmatch(name):
+            return [name]
+    return []
+
+
+def interface_addresses() -> list[str]:
+    """The IPv4 addresses of this machine's network interfaces, loopback left out.
+
+    Read from the kernel (Linux); elsewhere, none are known and the host name
+    and ``--allow-origin`` say how the server is reached.
+    """
+    found: list[str] = []
+    if not sys.platform.startswith("linux"):
+        return found
+    try:
+        import fcntl
+        import struct
+
+        names = [name for _, name in socket.if_nameindex()]
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            for name in names:
+                try:  # SIOCGIFADDR: the interface's address, asked of the kernel only
+                    packed = fcntl.ioctl(
+                        sock.fileno(), 0x8915, struct.pack("256s", name.encode()[:15])
+                    )
+                except OSError:
+                    continue
+                address = socket.inet_ntoa(packed[20:24])
+                if not ipaddress.ip_address(address).is_loopback and address not in found:
+                    found.append(address)
+    except (OSError, ImportError, ValueError):
+        pass
+    return found
+
+
+def reachable_hosts(address: str) -> list[str]:
+    """The host parts of the URLs the server is reached at, loopback first."""
+    hosts = ["localhost", "127.0.0.1"]
+    if address in WILDCARDS:
+        hosts += host_names() + interface_addresses()
+    elif not is_loopback(address):
+        hosts += [address] + host_names()
+    elif address != "localhost":
+        hosts.append(address)
+    # Bokeh's allowlist cannot hold an IPv6 literal; a page the server itself serves
+    # is same-origin, which Tornado lets through before any list is read.
+    return [host for host in dict.fromkeys(hosts) if ":" not in host]
+
+
+def allowed_origins(address: str, port: int, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Every ``host:port`` whose pages may open the WebSocket: where the server is reached, plus ``extra``."""
+    return list(
+        dict.fromkeys([f"{host}:{port}" for host in reachable_hosts(address)] + list(extra))
+    )
+
+
+def resolve_port(address: str, port: int) -> int:
+    """``port``, or for 0 a port free on ``address`` now, so the allowed origins can name it."""
+    if port:
+        return port
+    host = None if address in WILDCARDS else address.strip("[]")
+    family, kind, proto, _, where = socket.getaddrinfo(
+        host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.bind(where)
+        return sock.getsockname()[1]
+
+
+def server_kwargs(args: argparse.Namespace, port: int) -> dict:
+    """What :func:`panel.serve` is given for these arguments (the port already resolved)."""
+    return {
+        "port": port,
+        "address": args.address,
+        "websocket_origin": allowed_origins(args.address, port, args.allow_origin),
+        "num_procs": args.num_procs,
+        "show": False,
+        "start": False,
+        "verbose": False,  # Panel's own line would print 0.0.0.0 as if it were a URL
+        "title": "Candela Explorer",
+    }
+
+
+def urls(address: str, port: int, query: str) -> tuple[str, list[str]]:
+    """The URL to print first and the other addresses the page is at."""
+    if address in WILDCARDS:
+        names = host_names()
+        hosts = names + interface_addresses() + ["127.0.0.1"]
+    elif address == "localhost":
+        hosts = ["localhost"]
+    else:
+        hosts = [_url_host(address)]
+    found = [f"http://{host}:{port}/{query}" for host in dict.fromkeys(hosts)]
+    return found[0], found[1:]
+
+
+def exposure_warning(address: str, port: int, origins: list[str]) -> str | None:
+    """One line saying who can reach the server, when it listens beyond this machine."""
+    if is_loopback(address):
+        return None
+    if address in WILDCARDS:
+        who = (
+            f"listening on every network interface ({address or 'all'}): anyone who can reach "
+            f"this machine on port {port} can use the explorer"
+        )
+    else:
+        who = (
+            f"listening on {address}: anyone on a network that reaches {address} on port "
+            f"{port} can use the explorer"
+        )
+    if any(o == "*" or o.startswith("*:") for o in origins):
+        return f"warning: {who}, and pages from any site may drive it (--allow-origin '*')"
+    return f"warning: {who}; pages served elsewhere cannot drive it (allowed: {', '.join(origins)})"
+
+
+# --------------------------------------------------------------------------- serving
+
+
+class _Stop(Exception):
+    """SIGTERM in the process that supervises the workers."""
+
+
+def _raise_stop(signum, frame):
+    raise _Stop
+
+
+def _worker_pids(parent: int) -> list[int]:
+    # The children of ``parent``, read from /proc (the workers Tornado forked).
+    pids = []
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stat = handle.read().decode("ascii", "replace")
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if len(fields) > 1 and fields[1] == str(parent):
+                pids.append(int(entry))
+    return pids
+
+
+def stop_workers(parent: int, grace: float = 10.0) -> None:
+    """Stop every worker process of ``parent`` (SIGTERM, then SIGKILL) and reap them."""
+    pids = _worker_pids(parent)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    waiting = set(pids)
+    while waiting:
+        for pid in list(waiting):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                waiting.discard(pid)
+        if waiting and time.monotonic() > deadline:
+            for pid in waiting:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + grace
+        if waiting:
+            time.sleep(0.05)
+
+
+def _die_with_parent(parent: int) -> None:
+    # In a worker: stop when the supervising process goes, however it goes.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def serve(args: argparse.Namespace, kwargs: dict) -> int:
+    """Serve the app with ``kwargs`` until stopped; print the URL and any warning."""
     import panel as pn
 
     from .app import app
 
     pn.extension()
+    parent = os.getpid()
+    forking = kwargs["num_procs"] != 1
+    if forking:
+        signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        server = pn.serve(
-            {"/": app},
-            port=args.port,
-            address=args.address,
-            show=False,
-            start=False,
-            title="Candela Explorer",
-            websocket_origin="*" if args.address != "127.0.0.1" else None,
+        server = pn.serve({"/": app}, **kwargs)
+    except (KeyboardInterrupt, _Stop):  # the supervisor, stopped while its workers serve
+        if os.getpid() == parent:
+            stop_workers(parent)
+            print("stopped", file=sys.stderr)
+            return 0
+        raise
+    except SystemExit as exc:  # the supervisor, after its workers all ended by themselves
+        if os.getpid() == parent:
+            stop_workers(parent)
+        return exc.code if isinstance(exc.code, int) else 0
+    except (OSError, ValueError, UnicodeError, OverflowError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return fail(
+            f"cannot serve on {args.address}:{args.port}: {reason}"
+            " (try another --port, or --port 0 for a free one)"
         )
-    except OSError as exc:
-        print(
-            f"candela-explorer: cannot serve on {args.address}:{args.port}: {exc.strerror or exc}"
-            " (try another --port, or --port 0 for a free one)",
-            file=sys.stderr,
-        )
-        return 2
-    host = "127.0.0.1" if args.address in ("0.0.0.0", "") else args.address
-    url = f"http://{host}:{server.port}/{start_query(args.shape, args.ops)}"
-    print(f"Candela Explorer: {url}", flush=True)
-    print("Press Ctrl+C to stop.", flush=True)
-    if not args.no_browser:
-        import webbrowser
+    import tornado.process
 
-        server.io_loop.add_callback(lambda: webbrowser.open(url))
+    task = tornado.process.task_id()
+    if task is not None:
+        _die_with_parent(parent)
+    if not task:  # one line of news, from one process
+        query = start_query(args.shape, args.ops)
+        url, others = urls(args.address, server.port, query)
+        warning = exposure_warning(args.address, server.port, kwargs["websocket_origin"])
+        if warning:
+            print(f"{PROG}: {warning}", file=sys.stderr, flush=True)
+        print(f"Candela Explorer: {url}", flush=True)
+        if others:
+            print("  also at: " + "  ".join(others), flush=True)
+        workers = f" and its {kwargs['num_procs'] or 'per-CPU'} workers" if forking else ""
+        print(f"Press Ctrl+C to stop the server{workers}.", flush=True)
+        if not args.no_browser:
+            import webbrowser
+
+            local = url if is_loopback(args.address) or args.address not in WILDCARDS else None
+            local = local or f"http://127.0.0.1:{server.port}/{query}"
+            server.io_loop.add_callback(lambda: webbrowser.open(local))
     try:
         server.start()
         server.io_loop.start()
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
+    except (KeyboardInterrupt, _Stop):
+        if not task:
+            print("stopped", file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return fail("stopped", 130)
+    except CliError as exc:
+        return fail(str(exc))
+    except Exception as exc:  # one line, never a traceback
+        return fail(f"failed: {type(exc).__name__}: {exc}", 1)
+
+
+def _main(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    for name in ("export", "shape", "ops"):
+        if isinstance(getattr(args, name), list):  # argparse reads `--export=--` as []
+            setattr(args, name, "--")
+    odd = [
+        name
+        for name, value in (
+            ("address", args.address),
+            ("port", args.port),
+            ("num-procs", args.num_procs),
+        )
+        if isinstance(value, list)
+    ] + ["allow-origin" for value in args.allow_origin if not isinstance(value, str)]
+    if odd:  # the same quirk where a checked value belongs
+        return fail(f"argument --{odd[0]}: '--' is not a value for it (see {PROG} --help)")
+    if args.export is not None:
+        return export(args)
+    try:
+        port = resolve_port(args.address, args.port)
+    except (OSError, ValueError, UnicodeError, OverflowError, IndexError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return fail(f"cannot serve on {args.address}:{args.port}: {reason}")
+    return serve(args, server_kwargs(args, port))
+
+
+def export(args: argparse.Namespace) -> int:
+    """``--export PATH``: write the page, or say in one line why not (exit status 2)."""
+    from .export import check_export_path, export_main
+
+    path = args.export
+    try:
+        check_export_path(path)  # before the page is built: a bad path fails at once
+        return export_main(path, args.shape, args.ops)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return fail(f"cannot export to {path!r}: {reason}")
 
 
 if __name__ == "__main__":

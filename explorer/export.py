@@ -16,6 +16,8 @@ blank it in the notebook or the served page it is showing in.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import html
 import io
 import os
@@ -142,10 +144,72 @@ def _icons() -> dict:
 
 
 def save_html(ex, path: str | os.PathLike, title: str = "Candela Explorer") -> Path:
-    """Write the offline page of ``ex`` to ``path``; return the path written."""
-    path = Path(path)
-    path.write_text(export_html(ex, title=title), encoding="utf-8")
+    """Write the offline page of ``ex`` to ``path``; return the path written.
+
+    The page is written whole or not at all: to a temporary file in the same
+    folder, then moved over ``path`` (a symlink there is replaced, not followed).
+    A path that cannot be written raises ``OSError`` (or ``ValueError`` for an
+    empty one) naming it, before the page is built.
+    """
+    path = check_export_path(path)
+    write_atomically(path, export_html(ex, title=title).encode("utf-8"))
     return path
+
+
+def check_export_path(path: str | os.PathLike) -> Path:
+    """``path`` as a ``Path`` if a file can be written there; else why not, as an exception."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text.strip():
+        raise ValueError("the path is empty: give a file name, e.g. page.html")
+    if "\0" in text:
+        raise ValueError(f"the path {text!r} contains a NUL character")
+    path = Path(text)
+    folder = path.parent
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file name in it", text)
+    if not folder.exists():
+        raise FileNotFoundError(errno.ENOENT, f"the folder {str(folder)!r} does not exist", text)
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, f"{str(folder)!r} is not a folder", text)
+    return path
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in its folder and ``os.replace``.
+
+    Readers see the old file or the new one, never half of one; on any failure
+    the temporary file is removed and ``path`` is left as it was.
+    """
+    import tempfile
+
+    folder = path.parent
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{path.name[:40]}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, _file_mode(path))
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _file_mode(path: Path) -> int:
+    # The mode a plain write would give: the existing file's (not a symlink's target's),
+    # else 0o666 less the umask; mkstemp's own 0o600 would hide the page from others.
+    try:
+        if path.is_file() and not path.is_symlink():
+            return path.stat().st_mode & 0o777
+    except OSError:
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def export_name(st) -> str:

@@ -18,6 +18,7 @@ names the step number, the step's text and the reason.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -209,6 +210,108 @@ def _segment(source: str, node: ast.AST, start_node: ast.AST | None) -> str:
     return " ".join(source[start:end].split())
 
 
+#: Limits checked before the text reaches :mod:`ast`: its length, how deeply its
+#: brackets, signs and operators nest (``ast`` and the messages that quote a node
+#: recurse once per level), and how large a number may be (a 64-bit integer).
+MAX_CHARS = 2000
+MAX_NESTING = 40
+INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(INT64_MAX))
+
+# A number as Python's tokenizer reads one: hex, octal, binary or decimal, with underscores.
+_NUMBER = re.compile(r"(?<![\w.])(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|[0-9][0-9_]*)")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_]*|\S")
+_WORD_OPERATORS = frozenset({"not", "and", "or", "if", "else", "lambda", "in", "is", "for"})
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = text[: limit + 1].encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_limits(text: str) -> None:
+    """Refuse text too long, nested too deep or with a number beyond 64 bits.
+
+    Runs before :func:`ast.parse`, so no text can exhaust the stack or make
+    Python convert a number of thousands of digits; the message names the value.
+
+    >>> check_limits(".view(" + "-" * 500 + "12)")
+    Traceback (most recent call last):
+    ...
+    explorer.pipeline.PipelineError: pipeline `.view(-------------…`: nests more than 40 deep ...
+    >>> check_limits(".slice(s[::9223372036854775808])")
+    Traceback (most recent call last):
+    ...
+    explorer.pipeline.PipelineError: pipeline `.slice(s[::9223372036854775808])`: the number 9223372036854775808 is outside the 64-bit range ...
+    """
+    if len(text) > MAX_CHARS:
+        raise PipelineError(0, _short(text), f"is {len(text):,} characters; at most {MAX_CHARS:,}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: ast cannot read it, a page cannot show it
+        raise PipelineError(
+            0, _short(text), f"character {exc.object[exc.start]!r} at {exc.start} is not text"
+        ) from None
+    for match in _NUMBER.finditer(text):
+        token = match.group()
+        digits = token.replace("_", "")
+        base = {"x": 16, "o": 8, "b": 2}.get(digits[1:2].lower(), 10)
+        body = digits[2:] if base != 10 else digits.lstrip("0")
+        if len(body) > 64 or (base == 10 and len(body) > _INT64_DIGITS):
+            raise PipelineError(
+                0,
+                _short(text),
+                f"the number {_short(token, 24)} has {len(body):,} digits; "
+                f"numbers here fit in 64 bits (at most {INT64_MAX})",
+            )
+        try:
+            value = int(body or "0", base)
+        except ValueError:
+            continue  # not a valid literal: ast says why
+        if value > INT64_MAX:
+            raise PipelineError(
+                0,
+                _short(text),
+                f"the number {token} is outside the 64-bit range (at most {INT64_MAX})",
+            )
+    # Nesting: each open bracket is a level, and inside brackets each sign, operator,
+    # attribute or subscript applied in a row is one more (they nest in the tree too).
+    # The top level is the method chain itself, which is read without recursion.
+    levels: list[int] = []
+    operand = False
+    for token in _TOKEN.findall(text):
+        if token in "([{":
+            if levels and operand:
+                levels[-1] += 1  # a call or subscript on what came before
+            levels.append(0)
+            operand = False
+        elif token in ")]}":
+            if levels:
+                levels.pop()
+            operand = True
+        elif token in ",:":
+            if levels:
+                levels[-1] = 0
+            operand = False
+        elif token[0].isalnum() or token[0] == "_":
+            if levels and token in _WORD_OPERATORS:
+                levels[-1] += 1
+                operand = False
+            else:
+                operand = True
+        else:
+            if levels:
+                levels[-1] += 1
+            operand = False
+        depth = len(levels) + sum(levels)
+        if depth > MAX_NESTING:
+            raise PipelineError(
+                0,
+                _short(text, 20),
+                f"nests more than {MAX_NESTING} deep (brackets, and signs or operators in a row)",
+            )
+
+
 def parse(text: str) -> list[Step]:
     """Parse pipeline text into steps, without evaluating anything.
 
@@ -227,6 +330,7 @@ def parse(text: str) -> list[Step]:
     stripped = text.strip()
     if not stripped:
         return []
+    check_limits(stripped)
     if not stripped.startswith("."):
         raise PipelineError(
             0, stripped, "a pipeline starts with a method call such as `.transpose()`"

@@ -20,6 +20,7 @@ from bokeh.models.widgets import Widget as BokehWidget
 from explorer import columns as C
 from explorer import lessons as L
 from explorer.app import PRESENTER_SCALE, Explorer
+from explorer.markup import lesson_html
 from explorer.pipeline import format_pipeline, parse
 from explorer.state import evaluate, parse_shape
 from explorer.style import PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
@@ -52,7 +53,7 @@ def test_picking_a_lesson_shows_its_first_step():
     assert shown(ex) == (lesson.steps[0].shape, lesson.steps[0].ops)
     assert ex.layout.stride == (1, 4) and ex.error is None
     assert "step 1 of 5" in cr.header_pane.object
-    assert cr.text_pane.object == lesson.steps[0].text
+    assert cr.text_pane.object == lesson_html(lesson.steps[0].text)
     assert lesson.steps[0].question.prompt in cr.question_pane.object
     assert cr.prev_button.disabled and not cr.next_button.disabled
     cr.lesson_select.value = ""
