@@ -19,7 +19,10 @@ each front-end connection to a kernel picks at random.
 The JavaScript and stylesheets are inlined (``pn.config.inline``), so an
 explorer renders with no network: by default Panel would fetch them from
 cdn.bokeh.org and cdn.holoviz.org. ``PANEL_INLINE=false`` in the kernel's
-environment turns that off (smaller notebooks, but a network is needed).
+environment turns that off (smaller notebooks, but a network is needed). Once
+an explorer has been displayed, the kernel's other Panel outputs are inlined
+too: the setting, and the fix for panes redrawn from the kernel
+(:func:`_inline_pane_updates`), are Panel's, for the whole kernel.
 """
 
 from __future__ import annotations
