@@ -29,6 +29,7 @@ from explorer.editor import Editor
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
+from explorer.notebook import repr_mimebundle
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import CSS, PRESENTER_CSS, legend_html, title_html
 from explorer.url import Location, UrlSync
@@ -145,7 +146,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     _view_taken = False
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from explorer.jupyter import repr_mimebundle  # Jupyter display glue
 
         return repr_mimebundle(self, include, exclude)
 

@@ -27,7 +27,7 @@ import panel as pn
 from . import lessons as L
 from .markup import lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
-from .state import ExplorerState
+from .state import ExplorerState, StateError
 from .style import CSS
 
 HELP = (
@@ -252,7 +252,11 @@ class Classroom:
 
     def _on_select(self, event) -> None:
         if event.new != self.state.lesson:
-            self.state.param.update(lesson=event.new, step=1)
+            try:
+                self.state.param.update(lesson=event.new, step=1)
+            except StateError as exc:  # an explorer of a given tensor takes no lesson
+                self._show_message(str(exc))
+                self.lesson_select.value = self.state.lesson
 
     def _show_lesson(self, *events) -> None:
         """Validate ``lesson`` and ``step``, fall back with a message if bad, show the step."""

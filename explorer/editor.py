@@ -165,7 +165,11 @@ class Editor:
         except StateError:
             same = False
         if not same:
-            self.state.shape = event.new
+            try:
+                self.state.shape = event.new
+            except StateError as exc:  # a start tensor fixes the shape: say so, put it back
+                self.state.show_error(str(exc))
+                self.shape_input.value = self._shape_text()
 
     def _on_ops_input(self, event) -> None:
         if event.new != self.state.ops:

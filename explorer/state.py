@@ -217,6 +217,39 @@ def evaluate(shape: object, ops: str, start=None) -> Result:
 DEFAULT_SHAPE = (3, 4)
 
 
+class _Shape(param.Parameter):
+    """``shape``: refused before it is set when the start tensor has another shape."""
+
+    def __set__(self, obj, val):
+        start = getattr(obj, "start", None) if isinstance(obj, param.Parameterized) else None
+        if start is not None and not _same_shape(val, tuple(start.shape)):
+            raise StateError(
+                f"this explorer shows {obj.given} of shape {tuple(start.shape)}: its shape "
+                f"cannot become {val!r}. Reshape it in the pipeline (e.g. ops = '.view(...)'), "
+                "or show another one: explorer.show(...)"
+            )
+        super().__set__(obj, val)
+
+
+class _Lesson(param.String):
+    """``lesson``: refused when the explorer starts from a given tensor."""
+
+    def __set__(self, obj, val):
+        if isinstance(obj, param.Parameterized) and val and getattr(obj, "start", None) is not None:
+            raise StateError(
+                f"this explorer shows {obj.given}; a lesson starts from its own shapes. "
+                f"Open it in explorer.Explorer(lesson={val!r})"
+            )
+        super().__set__(obj, val)
+
+
+def _same_shape(value: object, shape: tuple[int, ...]) -> bool:
+    try:
+        return parse_shape(value) == shape
+    except StateError:
+        return False
+
+
 class ExplorerState(param.Parameterized):
     """One explorer's state, apart from any page: inputs in, a checked result out.
 
@@ -236,9 +269,10 @@ class ExplorerState(param.Parameterized):
     ('.transpose()', 'step 2 `.view((12,))`')
     """
 
-    shape = param.Parameter(
+    shape = _Shape(
         default=DEFAULT_SHAPE,
-        doc="The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like 3,4.",
+        doc="The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like 3,4;"
+        " with a start tensor, its shape (another one raises).",
     )
     ops = param.String(
         default="",
@@ -252,9 +286,7 @@ class ExplorerState(param.Parameterized):
     start = param.Parameter(
         default=None, doc="A candela.Tensor to begin from instead of Tensor.arange(shape)."
     )
-    lesson = param.String(
-        default="", doc='The id of the lesson on show, e.g. "transpose"; "" for none.'
-    )
+    lesson = _Lesson(default="", doc='The id of the lesson on show, e.g. "transpose"; "" for none.')
     step = param.Integer(default=1, doc="The step of the lesson on show, counted from 1.")
     presenter = param.Boolean(
         default=False, doc="Presenter mode: large type and cells for a projector."
@@ -267,8 +299,18 @@ class ExplorerState(param.Parameterized):
     columns = param.Parameter(default=None, doc="What to draw for result (read only).")
     error = param.String(default=None, allow_None=True, doc="The message for the inputs, or None.")
 
-    def __init__(self, **params) -> None:
-        super().__init__(**params)
+    #: How messages name the start tensor ("a NumPy array"); ``explorer.show`` sets it.
+    given = "a given tensor"
+
+    def __init__(self, given: str | None = None, **params) -> None:
+        start = params.pop("start", None)
+        later = {k: params.pop(k) for k in ("shape", "lesson") if k in params and start is not None}
+        if start is not None:
+            params["shape"] = tuple(start.shape)
+        super().__init__(start=start, **params)
+        if given is not None:
+            self.given = given
+        self.param.update(**later)  # checked against the start: a shape or lesson may raise
         self.history: list[tuple[tuple[int, ...], str]] = []
         self._restoring: tuple | None = None
         self._evaluate()
@@ -342,8 +384,9 @@ class ExplorerState(param.Parameterized):
 
     @param.depends("shape", "ops", "start", watch=True)
     def _evaluate(self) -> None:
-        if self.start is not None and self.shape != tuple(self.start.shape):
-            self._refuse_shape()
+        if self.start is not None and not _same_shape(self.shape, tuple(self.start.shape)):
+            with param.discard_events(self):  # a new start tensor brings its own shape
+                self.shape = tuple(self.start.shape)
         old = self.result
         if (
             old is not None
@@ -366,24 +409,12 @@ class ExplorerState(param.Parameterized):
                 self.history.append((old.shape, old.ops))
         self._commit(result, columns)
 
-    def _refuse_shape(self) -> None:
-        # The start tensor fixes the shape: say so, and put the shape back.
-        asked, actual = self.shape, tuple(self.start.shape)
-        message = (
-            f"shape {asked!r} cannot apply: this explorer starts from a given tensor of shape "
-            f"{actual}; change it with the pipeline (e.g. .reshape(...)), or open a new "
-            "explorer for another tensor"
-        )
-        self.shape = actual
-        self.error = message
-        raise StateError(message)
-
     def _commit(self, result: Result, columns=None) -> None:
         updates = {
             "result": result,
             "columns": columns if columns is not None else columns_for(result.tensor),
             "error": None,
         }
-        if self.start is None and self.shape != result.shape:
+        if self.shape != result.shape:
             updates["shape"] = result.shape
         self.param.update(**updates)
