@@ -1,0 +1,323 @@
+// Candela Explorer, in the browser: a lesson as one offline page (lesson_page.py).
+//
+// Every step of the lesson is precomputed in `args.store.tags[0]` (JSON): its text,
+// its drawing (the column data of the grid, the buffer and the walk, the figures'
+// sizes, the fields) and its question with the expected answer and the messages
+// to show. Showing a step swaps its data into the page's one set of figures;
+// traverse.mjs then walks it as in the live explorer. A typed answer is read the
+// way explorer.lessons.parse_typed reads it, never evaluated. One callback serves
+// the page: the document's "ready" (installs the keys, shows step 1) and every
+// control (previous, next, check, Enter in the answer box, show me).
+
+function stateOf(args) {
+  const store = args.store
+  if (store.__lesson == null) {
+    store.__lesson = {data: JSON.parse(store.tags[0]), i: 0, done: false, last: null}
+  }
+  return store.__lesson
+}
+
+// --------------------------------------------------------------------------- answers
+
+const DASHES = /[\u2212\u2013\u2014\ufe63\uff0d]/g
+const WORDS = {true: true, yes: true, y: true, t: true, false: false, no: false, n: false, f: false}
+
+function normalise(typed) {
+  return String(typed ?? "").trim().slice(0, 200).replace(DASHES, "-")
+}
+
+// A whole number as lessons._read_int reads it, in canonical text ("-7"), or null.
+function readInt(token) {
+  const m = /^([+-]?)\s*(\d{1,18})$/.exec(token.trim())
+  if (m === null) return null
+  const value = BigInt(m[2])
+  return (m[1] === "-" ? -value : value).toString()
+}
+
+// Python's repr of a short string, for the messages that quote what was typed.
+function pyRepr(text) {
+  if (text.includes("'") && !text.includes('"')) return `"${text}"`
+  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
+}
+
+// What was typed, read as the question's kind: {value} or {error}.
+export function parseTyped(kind, typed) {
+  const text = normalise(typed)
+  const shown = pyRepr(String(typed ?? "").trim().slice(0, 40))
+  if (kind === "bool") {
+    const word = text.toLowerCase()
+    if (Object.prototype.hasOwnProperty.call(WORDS, word)) return {value: WORDS[word] ? "true" : "false"}
+    return {error: `Could not read ${shown} as yes or no: type True or False.`}
+  }
+  if (kind === "int") {
+    const value = readInt(text)
+    if (value === null) {
+      return {error: `Could not read ${shown} as a whole number: type one, like -7 or 12.`}
+    }
+    return {value}
+  }
+  let inner = text
+  if (inner.length >= 2 && ((inner[0] === "(" && inner.endsWith(")")) ||
+                            (inner[0] === "[" && inner.endsWith("]")))) {
+    inner = inner.slice(1, -1)
+  }
+  const values = inner.split(/[,\s]+/).filter((t) => t).map(readInt)
+  if (!values.length || values.includes(null) || values.length > 8) {
+    return {error: `Could not read ${shown} as a shape: type whole numbers, like (4, 3).`}
+  }
+  return {value: values}
+}
+
+// An answer as Python prints it: -7, (4, 3), (5,), True.
+function formatAnswer(kind, value) {
+  if (kind === "bool") return value === "true" ? "True" : "False"
+  if (kind === "int") return value
+  return value.length === 1 ? `(${value[0]},)` : `(${value.join(", ")})`
+}
+
+function same(a, b) {
+  return Array.isArray(a) ? a.length === b.length && a.every((v, k) => v === b[k]) : a === b
+}
+
+// The hint for a wrong answer: the one lessons.hint gives for that value, else the method.
+function hintFor(q, given) {
+  let key = null
+  if (q.kind === "int" || q.kind === "bool") key = given
+  else if (given.length !== q.expected.length) key = `len:${given.length}`
+  else key = "off:" + q.expected.map((v, k) => (v === given[k] ? null : k)).filter((k) => k !== null).join(",")
+  return Object.prototype.hasOwnProperty.call(q.hints, key) ? q.hints[key] : q.method
+}
+
+// --------------------------------------------------------------------------- drawing
+
+function escape(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+}
+
+// Hide (or show) what would answer the step's question: position labels, odometer, fields.
+function conceal(args, drawing, concealed) {
+  args.labels.forEach((renderer, j) => {
+    renderer.visible = drawing.labels && !(concealed && args.position_labels[j])
+  })
+  args.odometer.visible = !concealed
+  args.fields.visible = !concealed
+  args.fields_heading.visible = !concealed
+  args.state.text = `<div class="candela-export-state">${drawing.pipeline}${concealed ? "" : drawing.layout}</div>`
+}
+
+// The label columns padded to `n` rows that draw nothing, as columns.pad_rows does: a
+// text glyph's source must never get shorter.
+function padRows(data, n) {
+  const out = {}
+  for (const [key, column] of Object.entries(data)) {
+    const extra = Math.max(0, n - column.length)
+    const fill = key.startsWith("x") || key.startsWith("y") ? NaN : key.endsWith("color") ? "#000000" : ""
+    out[key] = column.concat(new Array(extra).fill(fill))
+  }
+  return out
+}
+
+// Swap a drawing's data into the page's figures.
+function draw(args, drawing, concealed) {
+  const names = ["logical_source", "buffer_source", "tiles_source", "logical_labels_source",
+    "buffer_labels_source", "offset_source", "cursor_logical", "cursor_buffer"]
+  const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
+  args.jump_source.data = empty(args.jump_source)
+  args.hover_logical.data = {x: [], y: []}
+  args.hover_buffer.data = {x: [], y: []}
+  for (const name of names) {
+    const data = drawing.sources[name]
+    args[name].data = name.endsWith("labels_source") ? padRows(data, drawing.pad) : {...data}
+  }
+  // Last: a new walk restarts the traversal (traverse.mjs "reset"), on the data above.
+  // Emptied first, so that a step with the very same walk restarts it too.
+  args.frames_source.data = Object.fromEntries(Object.keys(args.frames_source.data).map((k) => [k, []]))
+  args.frames_source.data = {...drawing.sources.frames_source}
+  args.frames_source.tags = drawing.tags
+  const fit = (fig, [x0, x1, y0, y1, width, height]) => {
+    fig.x_range.setv({start: x0, end: x1})
+    fig.y_range.setv({start: y0, end: y1})
+    fig.setv({width, height})
+  }
+  fit(args.logical_figure, drawing.logical_size)
+  fit(args.buffer_figure, drawing.buffer_size)
+  args.slider.setv({end: drawing.slider.end, disabled: drawing.slider.disabled, value: 0})
+  args.odometer.text = drawing.odometer
+  args.fields.text = drawing.fields
+  conceal(args, drawing, concealed)
+  args.logical_heading.text = drawing.logical_heading
+  args.buffer_heading.text = drawing.buffer_heading
+}
+
+// This page's own traversal button, clicked as the mouse would (runs traverse.mjs).
+function press(button) {
+  const view = globalThis.Bokeh?.index?.find_one?.(button)
+  const el = view?.button_el ?? view?.shadow_el?.querySelector?.("button")
+  el?.click()
+}
+
+function show(args, st, i) {
+  const steps = st.data.steps
+  i = Math.max(0, Math.min(steps.length - 1, i))
+  st.i = i
+  st.done = false
+  st.last = null
+  const step = steps[i]
+  const asks = step.question !== null || step.challenge !== null
+  draw(args, step.drawing, asks)
+  args.header.text = step.header
+  args.text.text = step.text
+  args.error.text = step.error ? `<div class="candela-error" role="alert">${step.error}</div>` : ""
+  args.prev.disabled = i <= 0
+  args.next.disabled = i >= steps.length - 1
+  args.verdict.text = '<div class="candela-verdict"></div>'
+  args.reveal.setv({text: "", visible: false})
+  args.answer.setv({value: "", value_input: ""})
+  if (step.question !== null) {
+    args.question.text = `<div class="candela-question">${step.question.prompt}</div>`
+    args.answer_row.visible = true
+    args.show_me.visible = false
+  } else if (step.challenge !== null) {
+    args.question.text =
+      `<div class="candela-question">${step.challenge.prompt}</div>` +
+      `<div class="candela-target">target: ${step.challenge.target}</div>` +
+      `<div class="candela-legend candela-offline-note">${escape(st.data.challenge_note)}</div>`
+    args.answer_row.visible = false
+    args.show_me.visible = true
+  } else {
+    args.question.text = ""
+    args.answer_row.visible = false
+    args.show_me.visible = false
+  }
+  args.question.visible = asks
+}
+
+function verdictHtml(kind, message, worked) {
+  const mark = {right: "✓ ", shown: "→ ", wrong: "✗ ", unread: ""}[kind]
+  const work = worked ? `<div class="candela-worked">${escape(worked)}</div>` : ""
+  return `<div class="candela-verdict candela-verdict-${kind}">${mark}${escape(message)}${work}</div>`
+}
+
+// After a right answer or "show me": the reveal, the fields, every label, and play.
+function reveal(args, st, step, drawing) {
+  st.done = true
+  args.show_me.visible = false
+  if (step.reveal) args.reveal.setv({text: step.reveal, visible: true})
+  if (drawing === step.drawing) {
+    conceal(args, drawing, false)
+    if (String(args.play.label).includes("play")) press(args.play)
+  } else {
+    draw(args, drawing, false)
+    // A new walk restarts on a timeout (traverse.mjs "reset"): play once it has.
+    setTimeout(() => press(args.play), 20)
+  }
+}
+
+function check(args, st, enter) {
+  const step = st.data.steps[st.i]
+  const q = step.question
+  if (q === null) return
+  const typed = args.answer.value_input || args.answer.value || ""
+  if (enter && !typed.trim()) return // the box emptied for a new step, or left empty
+  if (st.last === typed) return // Enter and a click on "check" for one answer
+  st.last = typed
+  const read = parseTyped(q.kind, typed)
+  if (read.error !== undefined) {
+    args.verdict.text = verdictHtml("unread", read.error, "")
+    return
+  }
+  if (same(read.value, q.expected)) {
+    args.verdict.text = verdictHtml("right", q.right, q.right_worked)
+    if (!st.done) reveal(args, st, step, step.drawing)
+    return
+  }
+  const advice = hintFor(q, read.value)
+  args.verdict.text = verdictHtml("wrong", `Not quite: you said ${formatAnswer(q.kind, read.value)}. ${advice}`, "")
+  args.show_me.visible = !st.done
+}
+
+function showMe(args, st) {
+  const step = st.data.steps[st.i]
+  const shown = step.question ?? step.challenge
+  if (shown === null) return
+  args.verdict.text = verdictHtml("shown", shown.shown, shown.shown_worked)
+  reveal(args, st, step, step.challenge !== null ? step.challenge.drawing : step.drawing)
+}
+
+// --------------------------------------------------------------------------- keys
+
+const TEXT_TYPES = new Set(["text", "search", "number", "email", "password", "tel", "url", ""])
+
+function targetOf(event) {
+  const path = event.composedPath ? event.composedPath() : []
+  return path.length ? path[0] : event.target
+}
+
+function isTyping(el) {
+  if (!el || !el.tagName) return false
+  if (el.isContentEditable) return true
+  const tag = el.tagName.toUpperCase()
+  if (tag === "TEXTAREA" || tag === "SELECT") return true
+  if (tag === "INPUT") return TEXT_TYPES.has((el.type || "").toLowerCase())
+  const role = el.getAttribute ? el.getAttribute("role") : null
+  return role === "slider" || role === "textbox" || role === "listbox" || role === "combobox"
+}
+
+function isPressable(el) {
+  if (!el || !el.tagName) return false
+  const tag = el.tagName.toUpperCase()
+  if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return true
+  if (tag === "INPUT") return ["checkbox", "radio", "button", "submit", "reset"].includes(
+    (el.type || "").toLowerCase())
+  return el.getAttribute && el.getAttribute("role") === "button"
+}
+
+function installKeys(args, st) {
+  if (st.keys) return
+  st.keys = true
+  window.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.altKey || event.metaKey) return
+    const target = targetOf(event)
+    if (isTyping(target)) return
+    switch (event.key) {
+      case "ArrowRight":
+        press(args.forward)
+        break
+      case "ArrowLeft":
+        press(args.back)
+        break
+      case " ":
+      case "Spacebar":
+        if (isPressable(target)) return
+        press(args.play)
+        break
+      case "n":
+      case "N":
+        show(args, st, st.i + 1)
+        break
+      case "p":
+      case "P":
+        show(args, st, st.i - 1)
+        break
+      default:
+        return
+    }
+    event.preventDefault()
+    event.stopPropagation()
+  }, true)
+}
+
+// The one callback of the page: the document's "ready", or a click or Enter on a control.
+export default function (args, obj) {
+  const st = stateOf(args)
+  obj = obj?.origin ?? obj // a click comes as the event, its origin the button
+  if (obj === args.prev) show(args, st, st.i - 1)
+  else if (obj === args.next) show(args, st, st.i + 1)
+  else if (obj === args.check) check(args, st, false)
+  else if (obj === args.answer) check(args, st, true)
+  else if (obj === args.show_me) showMe(args, st)
+  else {
+    installKeys(args, st)
+    show(args, st, 0)
+  }
+}

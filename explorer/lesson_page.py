@@ -1,0 +1,576 @@
+"""A lesson as one offline page: every step precomputed, its questions checked in the browser.
+
+``export_lesson_html(lesson)`` (also ``candela-explorer --export-lesson ID PATH``
+and the lesson panel's download button) writes one self-contained HTML file of
+a whole lesson that any static web host, or a USB stick, can hand to any
+number of students. Nothing runs behind it:
+
+- each step's text, prompt and reveal are rendered here as safe Markdown;
+- each step's grid, buffer, fields and traversal are drawn here, once: the page
+  has one :class:`~explorer.figures.Figures` and ``lesson_page.mjs`` swaps the
+  step's precomputed column data into it (one set of models stays small, and
+  ``traverse.mjs`` plays, steps, scrubs and hovers it as in the live explorer);
+- a question is checked in the browser: ``lesson_page.mjs`` reads a typed
+  answer the way :func:`explorer.lessons.parse_typed` does (whole numbers with
+  any minus sign, ``(4, 3)`` / ``4,3`` / ``4 3``, True / False / yes / no) and
+  compares it with :func:`~explorer.lessons.expected_answer`. The messages
+  (right, wrong with a hint, "show me") are the ones :func:`~explorer.lessons.grade`
+  and :func:`~explorer.lessons.show_me` give, computed here: a wrong answer's
+  hint comes from :func:`~explorer.lessons.hint` for the values whose hint says
+  something about them, else the hint's method alone. No visible text holds the
+  answer before it is given or shown (the page's data does, as any offline
+  checker must);
+- a challenge asks for a pipeline, which only the Python parser may read, so
+  the page offers "show me" (the reference solution, drawn) and says that
+  checking a typed pipeline needs the live explorer.
+
+Previous / next and the keys (← → step the walk, space plays and pauses it,
+n / p go to the next / previous step) run in the browser too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import json
+import os
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from . import lessons as L
+
+__all__ = [
+    "CHALLENGE_OFFLINE",
+    "download_button",
+    "export_lesson_html",
+    "export_lesson_main",
+    "lesson_filename",
+    "lesson_page_data",
+    "save_lesson_html",
+]
+
+LESSON_PAGE_JS = Path(__file__).with_name("lesson_page.mjs")
+
+CHALLENGE_OFFLINE = (
+    "Checking a typed pipeline needs the live explorer (run candela-explorer); "
+    'on this page, "show me" gives one pipeline that works.'
+)
+NOTE = (
+    "An offline lesson from Candela Explorer: the questions are checked on this page, "
+    "and play, step, scrub and hover work here. To change the shape or the pipeline, "
+    "run candela-explorer."
+)
+KEYS_HELP = (
+    "keys: <kbd>←</kbd> <kbd>→</kbd> step the walk · <kbd>space</kbd> play / pause · "
+    "<kbd>n</kbd> <kbd>p</kbd> next / previous lesson step"
+)
+#: The width of the lesson column (the text, the question, the fields).
+_WIDTH = 400
+#: The sources of a Figures a step swaps in, by their argument name in lesson_page.mjs.
+_SOURCES = (
+    "logical_source",
+    "buffer_source",
+    "tiles_source",
+    "logical_labels_source",
+    "buffer_labels_source",
+    "offset_source",
+    "cursor_logical",
+    "cursor_buffer",
+    "frames_source",
+)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _markdown(text: str) -> str:
+    """Lesson Markdown as HTML that runs nothing (``explorer.markup`` when it is there)."""
+    try:
+        from .markup import lesson_html  # type: ignore[import-not-found]
+    except ImportError:
+        return _lesson_html(text)
+    return lesson_html(text)
+
+
+def _safe_url(url: str) -> bool:
+    # Only http(s) and relative addresses: no javascript:, data: or any other scheme.
+    import re
+    from urllib.parse import urlsplit
+
+    cleaned = "".join(ch for ch in str(url) if ch > " " and ch != "\x7f")
+    match = re.match(r"^([^/?#]*?):", cleaned)
+    if match is None:
+        return True
+    try:
+        scheme = urlsplit(cleaned).scheme.lower()
+    except ValueError:
+        return False
+    return scheme in ("http", "https") and match.group(1).lower() == scheme
+
+
+def _lesson_html(text: str) -> str:
+    """Markdown with raw HTML off (it shows as text) and only safe link targets."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False})
+    md.validateLink = _safe_url
+    text = (text or "")[:20_000].encode("utf-8", "replace").decode("utf-8")
+    return md.render(text)
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _plain(value: Any) -> Any:
+    """Column data as JSON: NumPy arrays and scalars to lists and numbers."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _drawing(result, figs) -> dict:
+    """What one state draws: the figures' data and sizes, fields and headings (JSON).
+
+    ``figs`` is a scratch :class:`~explorer.figures.Figures` to draw it in first.
+    """
+    from . import columns as C
+    from .fields import fields_html, layout_line
+
+    cols = C.columns_for(result.tensor)
+    figs.render(cols, result.layout, "elements")
+    sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
+    # The label sources go unpadded (lesson_page.mjs pads them back to LABEL_LIMIT rows).
+    sources["logical_labels_source"] = _plain(dict(cols.logical_labels))
+    sources["buffer_labels_source"] = _plain(dict(cols.buffer_labels))
+
+    def size(fig) -> list:
+        return [fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end,
+                fig.width, fig.height]  # fmt: skip
+
+    copy = " — a new packed copy; positions index the copy" if result.copied else ""
+    layout = result.layout
+    return {
+        "sources": sources,
+        "pad": C.LABEL_LIMIT,
+        "tags": figs.frames_source.tags,
+        "logical_size": size(figs.logical_figure),
+        "buffer_size": size(figs.buffer_figure),
+        "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
+        "labels": bool(cols.labels),
+        "summary": bool(cols.summary),
+        "odometer": figs.odometer.text,
+        "fields": fields_html(layout, "elements", copied=result.copied),
+        # Before the answer only the pipeline: the layout line holds the strides.
+        "pipeline": (
+            f"Tensor.arange ({html.escape(', '.join(map(str, result.shape)))})"
+            f'<code class="candela-export-ops">{html.escape(result.ops)}</code>'
+        ),
+        "layout": f" → {html.escape(layout_line(layout))}",
+        "logical_heading": (
+            '<div class="candela-heading">logical grid '
+            f'<span class="candela-legend">shape {tuple(layout.shape)}: each cell shows '
+            "its value and @ the buffer position it reads</span></div>"
+        ),
+        "buffer_heading": (
+            f'<div class="candela-heading">memory buffer{copy} '
+            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
+            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+        ),
+    }
+
+
+def _step_state(step: L.Step):
+    """The state a step shows and the error it is meant to raise (``""`` if none)."""
+    from .pipeline import PipelineError, format_pipeline, parse
+    from .state import StateError, evaluate
+
+    if not step.expect_error:
+        return evaluate(step.shape, step.ops), ""
+    try:
+        evaluate(step.shape, step.ops)
+    except StateError as exc:
+        error = str(exc)
+    else:  # pragma: no cover - verify_lesson refuses such a lesson
+        error = ""
+    try:
+        good = format_pipeline(parse(step.ops)[:-1])
+    except PipelineError:
+        good = ""
+    return evaluate(step.shape, good), error
+
+
+def _canon(value: L.Answer) -> Any:
+    # What lesson_page.mjs compares a typed answer with.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return [str(int(v)) for v in value]
+    return str(int(value))
+
+
+def _int_candidates(layout) -> list[int]:
+    # Numbers a student might type: the layout's own numbers, and every buffer position.
+    numbers = {*layout.shape, *layout.stride, *layout.adj_stride, layout.offset, layout.len}
+    reach = max([abs(n) for n in numbers] + [int(max(layout.positions(), default=0))]) + 2
+    reach = min(reach, 400)
+    return list(range(-reach, reach + 1))
+
+
+def _hints(question: L.Question, layout, expected: L.Answer) -> tuple[str, dict[str, str]]:
+    """The method hint and, for typed values that draw a hint of their own, that hint."""
+    found: dict[str, str] = {}
+    if isinstance(expected, bool):
+        wrong = not expected
+        return L.hint(question, layout, str(wrong)), {}
+    if isinstance(expected, tuple):
+        m = len(expected)
+        for n in range(1, L.MAX_RANK + 1):
+            if n != m:
+                found[f"len:{n}"] = L.hint(question, layout, str((1,) * n))
+        for mask in range(1, 2**m):
+            off = [k for k in range(m) if mask >> k & 1]
+            given = tuple(v + 1 if k in off else v for k, v in enumerate(expected))
+            found["off:" + ",".join(map(str, off))] = L.hint(question, layout, str(given))
+        method = Counter(found.values()).most_common(1)[0][0] if found else ""
+        return method, found
+    for value in _int_candidates(layout):
+        if value != expected:
+            found[str(value)] = L.hint(question, layout, str(value))
+    method = Counter(found.values()).most_common(1)[0][0]
+    return method, {k: v for k, v in found.items() if v != method}
+
+
+def _question_data(question: L.Question, layout) -> dict:
+    expected = L.expected_answer(question, layout)
+    right = L.grade(question, layout, L.format_answer(expected))
+    shown = L.show_me(question, layout)
+    kind = L.ASKS[question.ask][1]
+    method, hints = _hints(question, layout, expected)
+    return {
+        "kind": {int: "int", tuple: "tuple", bool: "bool"}[kind],
+        "prompt": _markdown(question.prompt),
+        "expected": _canon(expected),
+        "right": right.message,
+        "right_worked": right.worked,
+        "shown": shown.message,
+        "shown_worked": shown.worked,
+        "method": method,
+        "hints": hints,
+    }
+
+
+def step_data(lesson: L.Lesson, index: int, figs=None) -> dict:
+    """Everything the page needs for step ``index`` (from 0) of ``lesson``, as JSON."""
+    from .figures import Figures
+    from .state import evaluate
+
+    figs = Figures() if figs is None else figs
+    step = lesson.steps[index]
+    result, error = _step_state(step)
+    text = step.text
+    if step.expect_error:
+        text += (
+            f"\n\n*This step is meant to fail: candela raises `{step.expect_error}`. "
+            "The message is under the fields, and the last good state stays.*"
+        )
+    data: dict[str, Any] = {
+        "header": (
+            f'<div class="candela-lesson-title">{html.escape(lesson.title)}</div>'
+            f'<div class="candela-lesson-step">step {index + 1} of {len(lesson.steps)}</div>'
+        ),
+        "text": _markdown(text),
+        "reveal": _markdown(step.reveal) if step.reveal else "",
+        "error": html.escape(error),
+        "drawing": _drawing(result, figs),
+        "question": None,
+        "challenge": None,
+    }
+    if step.question is not None:
+        data["question"] = _question_data(step.question, result.layout)
+    elif step.challenge is not None:
+        challenge = step.challenge
+        solved = L.show_solution(step)
+        data["challenge"] = {
+            "prompt": _markdown(challenge.prompt),
+            "target": html.escape(L.describe_target(challenge.target)),
+            "shown": solved.message,
+            "shown_worked": solved.worked,
+            "drawing": _drawing(evaluate(step.shape, step.ops + challenge.solution.strip()), figs),
+        }
+    return data
+
+
+def lesson_page_data(lesson: L.Lesson) -> dict:
+    """The whole lesson as the page's data: one entry per step (see :func:`step_data`)."""
+    # A NaN left in the data would not parse in the browser: refuse it here.
+    return json.loads(json.dumps(_lesson_data(lesson), allow_nan=False))
+
+
+def _lesson_data(lesson: L.Lesson) -> dict:
+    from .figures import Figures
+
+    figs = Figures()  # one scratch set of models draws every step in turn
+    return {
+        "id": lesson.id,
+        "title": lesson.title,
+        "challenge_note": CHALLENGE_OFFLINE,
+        "steps": [step_data(lesson, i, figs) for i in range(len(lesson.steps))],
+    }
+
+
+# --------------------------------------------------------------------------- page
+
+
+def _stylesheet():
+    from bokeh.models import InlineStyleSheet
+
+    from .style import CSS
+
+    return InlineStyleSheet(css=CSS)
+
+
+class _Page:
+    """The models of the lesson page and the callbacks that run ``lesson_page.mjs``."""
+
+    def __init__(self, lesson: L.Lesson) -> None:
+        from bokeh.layouts import column, row
+        from bokeh.models import Button, ColumnDataSource, CustomJS, Div, TextInput
+
+        from .figures import Figures
+
+        sheet = _stylesheet()  # one model for every Div: the page carries the CSS once
+
+        def _div(text: str = "", name: str = "", cls: str = "", **params) -> Div:
+            return Div(text=text, name=name or None, css_classes=[cls] if cls else [],
+                       stylesheets=[sheet], **params)  # fmt: skip
+
+        data = lesson_page_data(lesson)
+        first = data["steps"][0]
+        self.figures = f = Figures()
+        self.store = ColumnDataSource(
+            {}, name="lesson-data", tags=[json.dumps(data, separators=(",", ":"))]
+        )
+        w = _WIDTH
+        self.header = _div(first["header"], "lesson-header", width=w)
+        self.prev = Button(label="◀ previous", name="lesson-prev", width=w // 2 - 5,
+                           css_classes=["candela-prev"], disabled=True)  # fmt: skip
+        self.next = Button(label="next ▶", name="lesson-next", width=w // 2 - 5,
+                           css_classes=["candela-next"], button_type="primary")  # fmt: skip
+        self.text = _div(first["text"], "lesson-text", "candela-lesson-text", width=w)
+        self.question = _div("", "lesson-question", width=w)
+        self.answer = TextInput(
+            title="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
+            name="lesson-answer", css_classes=["candela-answer"], width=w - 90,
+        )  # fmt: skip
+        self.check = Button(label="check", name="lesson-check", button_type="primary",
+                            css_classes=["candela-check"], width=80, align="end")  # fmt: skip
+        self.verdict = _div('<div class="candela-verdict"></div>', "lesson-verdict", width=w)
+        self.show_me = Button(label="show me", name="lesson-show-me", width=90,
+                              css_classes=["candela-show-me"], visible=False)  # fmt: skip
+        self.reveal = _div("", "lesson-reveal", "candela-reveal", width=w, visible=False)
+        self.answer_row = row(self.answer, self.check)
+        self.lesson_panel = column(
+            self.header,
+            row(self.prev, self.next),
+            self.question,
+            self.answer_row,
+            self.verdict,
+            self.show_me,
+            self.reveal,
+            self.text,
+            _div(f'<div class="candela-keys">{KEYS_HELP}</div>', width=w),
+            name="lesson-panel",
+            css_classes=["candela-classroom"],
+        )
+        heading = '<div class="candela-heading">{}</div>'
+        self.state = _div("", "lesson-state", width=w)
+        self.fields_heading = _div(heading.format("fields"), width=w, visible=False)
+        self.fields = _div(first["drawing"]["fields"], "lesson-fields", width=w, visible=False)
+        self.error = _div("", "lesson-error", width=w)
+        self.info = column(self.state, self.fields_heading, self.fields, self.error)
+        self.logical_heading = _div("", "logical-heading", width=560)
+        self.buffer_heading = _div("", "buffer-heading", width=600)
+        f.concealed = True
+        f.render(*_first_columns(lesson))
+        args = dict(
+            store=self.store,
+            **{name: getattr(f, name) for name in _SOURCES},
+            jump_source=f.jump_source,
+            hover_logical=f.hover_logical,
+            hover_buffer=f.hover_buffer,
+            logical_figure=f.logical_figure,
+            buffer_figure=f.buffer_figure,
+            slider=f.frame_slider,
+            odometer=f.odometer,
+            play=f.buttons["toggle"],
+            back=f.buttons["back"],
+            forward=f.buttons["forward"],
+            labels=f.labels,
+            position_labels=[r.id in f.position_labels for r in f.labels],
+            header=self.header,
+            prev=self.prev,
+            next=self.next,
+            text=self.text,
+            question=self.question,
+            answer=self.answer,
+            answer_row=self.answer_row,
+            check=self.check,
+            verdict=self.verdict,
+            show_me=self.show_me,
+            reveal=self.reveal,
+            state=self.state,
+            fields=self.fields,
+            fields_heading=self.fields_heading,
+            error=self.error,
+            logical_heading=self.logical_heading,
+            buffer_heading=self.buffer_heading,
+        )
+
+        # One callback for every control (it tells them apart by the caller): the
+        # module's code is in the page once.
+        self.ready = CustomJS.from_file(LESSON_PAGE_JS, **args)
+        for button in (self.prev, self.next, self.check, self.show_me):
+            button.js_on_click(self.ready)
+        self.answer.js_on_change("value", self.ready)
+
+    def layout(self):
+        """The page as one Bokeh layout: the lesson and the fields beside the figures."""
+        from bokeh.layouts import column, row
+        from bokeh.models import Div
+
+        from .style import legend_html, title_html
+
+        f = self.figures
+        sheet = self.fields.stylesheets
+        note = f'<div class="candela-legend">{html.escape(NOTE)}</div>'
+        title = Div(text=title_html(note), stylesheets=sheet, sizing_mode="stretch_width")
+        views = column(
+            self.logical_heading,
+            f.logical_figure,
+            self.buffer_heading,
+            f.buffer_figure,
+            Div(text=legend_html(), stylesheets=sheet),
+            f.traversal,
+        )
+        lesson = column(self.lesson_panel, self.info, width=_WIDTH + 10)
+        body = row(lesson, views, styles={"flex-wrap": "wrap", "gap": "8px 24px"})
+        return column(
+            title,
+            body,
+            css_classes=["candela-explorer", "candela-export", "candela-lesson-page"],
+            styles={"padding": "8px"},
+        )
+
+
+def _first_columns(lesson: L.Lesson):
+    from . import columns as C
+
+    result, _ = _step_state(lesson.steps[0])
+    return C.columns_for(result.tensor), result.layout, "elements"
+
+
+def export_lesson_html(lesson: L.Lesson | str) -> str:
+    """The offline page of ``lesson`` (a :class:`~explorer.lessons.Lesson` or its id).
+
+    A pure Bokeh document (no Panel models, so none of Panel's scripts), saved
+    with Bokeh's scripts inline: under 2 MB, and no network request.
+    """
+    from bokeh.document import Document
+
+    if isinstance(lesson, str):
+        lesson = L.load_lesson(lesson)
+    page = _Page(lesson)
+    doc = Document()
+    doc.add_root(page.layout())
+    doc.js_on_event("document_ready", page.ready)
+    return _standalone_html(doc, title=f"{lesson.title} — Candela Explorer")
+
+
+def _standalone_html(doc, title: str) -> str:
+    """``bokeh.embed.file_html`` with every script inline and no file linked.
+
+    Bokeh leaves out the bundles the document does not use (WebGL, tables,
+    MathJax), but links the scripts every *imported* extension's models declare
+    (Panel's ES module shim, once Panel is imported): this page uses none, so
+    none is linked.
+    """
+    from bokeh.embed.bundle import bundle_for_objs_and_resources
+    from bokeh.embed.elements import html_page_for_render_items
+    from bokeh.embed.util import standalone_docs_json_and_render_items
+    from bokeh.resources import INLINE
+
+    docs_json, render_items = standalone_docs_json_and_render_items(doc)
+    bundle = bundle_for_objs_and_resources([doc], INLINE)
+    bundle.js_files, bundle.css_files = [], []
+    return html_page_for_render_items(bundle, docs_json, render_items, title=title)
+
+
+def lesson_filename(lesson_id: str) -> str:
+    """The file name of a lesson's page, e.g. ``candela-lesson-transpose.html``."""
+    return f"candela-lesson-{lesson_id}.html"
+
+
+def save_lesson_html(lesson: L.Lesson | str, path: str | os.PathLike) -> Path:
+    """Write the lesson's page to ``path`` atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(export_lesson_html(lesson))
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return path
+
+
+def export_lesson_main(lesson_id: str, path: str) -> int:
+    """``candela-explorer --export-lesson ID PATH``: write the page, or say in one line why not."""
+    try:
+        lesson = L.load_lesson(lesson_id)
+    except (L.LessonNotFound, L.LessonError) as exc:
+        print(f"candela-explorer: cannot export lesson: {exc}", file=sys.stderr)
+        return 2
+    try:
+        written = save_lesson_html(lesson, path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"candela-explorer: cannot write {path}: {reason}", file=sys.stderr)
+        return 2
+    size = written.stat().st_size
+    print(f"wrote {written} ({size:,} bytes): lesson {lesson.id!r}, {len(lesson.steps)} steps")
+    return 0
+
+
+def download_button(state, **params):
+    """A ``FileDownload`` button that hands the browser the offline page of ``state``'s lesson."""
+    import panel as pn
+
+    def page() -> io.BytesIO:
+        return io.BytesIO(export_lesson_html(state.lesson).encode("utf-8"))
+
+    defaults = {
+        "label": "download this lesson as one page",
+        "filename": lesson_filename(state.lesson or "lesson"),
+        "color": "light",
+        "css_classes": ["candela-lesson-download"],
+        "sizing_mode": "stretch_width",
+        "embed": False,
+    }
+    button = pn.widgets.FileDownload(callback=page, **{**defaults, **params})
+
+    def rename(event) -> None:
+        button.filename = lesson_filename(state.lesson or "lesson")
+
+    state.param.watch(rename, ["lesson"])
+    return button
