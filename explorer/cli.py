@@ -161,6 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the --shape/--ops state as one offline HTML page to PATH "
         "and exit, serving nothing",
     )
+    parser.add_argument(
+        "--export-lesson",
+        nargs=2,
+        metavar=("ID", "PATH"),
+        default=None,
+        help="write lesson ID, every step, as one offline HTML page to PATH and exit",
+    )
     return parser
 
 
@@ -463,6 +470,10 @@ def _main(argv: list[str] | None) -> int:
     ] + ["allow-origin" for value in args.allow_origin if not isinstance(value, str)]
     if odd:  # the same quirk where a checked value belongs
         return fail(f"argument --{odd[0]}: '--' is not a value for it (see {PROG} --help)")
+    if args.export_lesson is not None:
+        from .lesson_page import export_lesson_main
+
+        return export_lesson_main(*args.export_lesson)
     if args.export is not None:
         return export(args)
     try:
