@@ -25,6 +25,7 @@ from collections.abc import Callable
 import panel as pn
 
 from . import lessons as L
+from .lesson_page import download_button
 from .markup import lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
 from .state import ExplorerState, StateError
@@ -229,6 +230,7 @@ class Classroom:
             pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
             self.question_box,
             self.text_pane,
+            download_button(self.state),
         ]
         self.step_box = pn.Column(sizing_mode="stretch_width", visible=False)
         return pn.Column(

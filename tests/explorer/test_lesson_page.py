@@ -1,0 +1,345 @@
+"""A lesson as one offline page: built for every shipped lesson, the command line, the
+button, and the page itself in Chromium from file:// with every other request blocked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from explorer import lessons as L
+from explorer.cli import main
+from explorer.lesson_page import (
+    CHALLENGE_OFFLINE,
+    download_button,
+    export_lesson_html,
+    lesson_page_data,
+)
+
+#: A lesson page stays well under this (Bokeh's scripts are most of it).
+MAX_BYTES = 3_000_000
+
+
+def assert_self_contained(page: str) -> None:
+    assert not re.search(r"<script[^>]*\bsrc=", page), "every script inlined"
+    assert not re.search(r"<link[^>]*href=", page), "no linked stylesheet or icon"
+    assert "cdn.bokeh.org" not in page and "cdn.holoviz.org" not in page
+
+
+def _document(page: str) -> dict:
+    match = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.S)
+    assert match, "the page holds its Bokeh document"
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("lesson", L.list_lessons(), ids=lambda lesson: lesson.id)
+def test_every_shipped_lesson_exports_as_one_small_page(lesson):
+    page = export_lesson_html(lesson)
+    assert_self_contained(page)
+    assert len(page.encode("utf-8")) < MAX_BYTES
+    assert "args.frames.__candela" in page  # traverse.mjs: play, step, scrub and hover
+    assert "store.__lesson" in page  # lesson_page.mjs: steps, answers and keys
+    _document(page)
+    data = lesson_page_data(lesson)
+    assert len(data["steps"]) == len(lesson.steps)
+    for step, got in zip(lesson.steps, data["steps"]):
+        assert (got["question"] is None) == (step.question is None)
+        assert (got["challenge"] is None) == (step.challenge is None)
+        assert bool(got["error"]) == bool(step.expect_error)
+
+
+def test_step_data_holds_the_expected_answer_and_hints_that_do_not_show_it():
+    lesson = L.load_lesson("transpose")
+    data = lesson_page_data(lesson)
+    for step, got in zip(lesson.steps, data["steps"]):
+        layout = L.step_layout(step)
+        expected = L.expected_answer(step.question, layout)
+        q = got["question"]
+        assert q["expected"] == str(expected) and q["kind"] == "int"
+        assert q["right"] == L.grade(step.question, layout, str(expected)).message
+        assert q["shown"] == L.show_me(step.question, layout).message
+        for typed, hint in q["hints"].items():
+            assert hint == L.hint(step.question, layout, typed)
+        assert q["method"] and q["method"] in L.hint(step.question, layout, str(expected + 100))
+        # Before the answer the page shows the pipeline, not the layout (its strides).
+        assert "stride" not in got["drawing"]["pipeline"] and "(" in got["drawing"]["layout"]
+
+
+def test_step_text_is_safe_markdown():
+    lesson = L.parse_lesson(
+        {
+            "id": "hostile",
+            "title": "<b>t</b>",
+            "summary": "s",
+            "steps": [
+                {
+                    "shape": [3, 4],
+                    "ops": "",
+                    "text": "**bold** <script>alert(1)</script> [x](javascript:alert(1)) "
+                    "[ok](https://example.org/)",
+                }
+            ],
+        }
+    )
+    text = lesson_page_data(lesson)["steps"][0]["text"]
+    assert "<strong>bold</strong>" in text
+    assert "<script" not in text and "&lt;script&gt;" in text
+    assert 'href="javascript' not in text and 'href="https://example.org/"' in text
+    assert "<b>" not in lesson_page_data(lesson)["steps"][0]["header"]
+    page = export_lesson_html(lesson)
+    assert "<b>t</b>" not in page and "<script>alert(1)" not in page
+
+
+def test_a_challenge_says_it_needs_the_live_explorer():
+    lesson = L.load_lesson("challenges")
+    data = lesson_page_data(lesson)
+    assert data["challenge_note"] == CHALLENGE_OFFLINE
+    first = data["steps"][0]
+    assert first["question"] is None and first["challenge"]["shown"].startswith(
+        "One pipeline that works"
+    )
+    assert first["challenge"]["drawing"]["sources"]["frames_source"]["pos"]
+
+
+def test_a_step_meant_to_fail_shows_the_last_good_state_and_the_error():
+    lesson = L.load_lesson("slicing")
+    index = next(i for i, s in enumerate(lesson.steps) if s.expect_error)
+    got = lesson_page_data(lesson)["steps"][index]
+    assert got["error"] and "meant to fail" in got["text"]
+    assert lesson.steps[index].expect_error in got["text"]
+
+
+def test_download_button_follows_the_lesson():
+    from explorer.state import ExplorerState
+
+    st = ExplorerState(lesson="transpose")
+    button = download_button(st)
+    assert button.filename == "candela-lesson-transpose.html"
+    page = button.callback().getvalue().decode("utf-8")
+    assert_self_contained(page)
+    assert "Transpose and backward jumps" in page
+    st.lesson = "slicing"
+    assert button.filename == "candela-lesson-slicing.html"
+
+
+def test_classroom_panel_offers_the_download():
+    import panel as pn
+
+    from explorer.app import Explorer
+
+    ex = Explorer(lesson="transpose", step=1)
+    buttons = [
+        w
+        for w in ex.classroom.panel.select(pn.widgets.FileDownload)
+        if "candela-lesson-download" in w.css_classes
+    ]
+    assert len(buttons) == 1 and buttons[0].filename == "candela-lesson-transpose.html"
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_export_lesson_writes_the_page(tmp_path, capsys):
+    path = tmp_path / "transpose.html"
+    assert main(["--export-lesson", "transpose", str(path)]) == 0
+    page = path.read_text(encoding="utf-8")
+    assert_self_contained(page)
+    out = capsys.readouterr().out
+    assert str(path) in out and "5 steps" in out
+    assert [p.name for p in tmp_path.iterdir()] == ["transpose.html"]  # no temporary left
+
+
+def test_cli_export_lesson_refuses_an_unknown_id(tmp_path, capsys):
+    path = tmp_path / "nope.html"
+    assert main(["--export-lesson", "nope", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "no lesson 'nope'" in err and "transpose" in err and "row-major" in err
+    assert not path.exists()
+
+
+def test_cli_export_lesson_refuses_an_unwritable_path(tmp_path, capsys):
+    path = tmp_path / "missing-folder" / "page.html"
+    assert main(["--export-lesson", "transpose", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot write" in err
+    assert not path.exists()
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
+
+
+@pytest.fixture(scope="module")
+def lesson_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lessons")
+    paths = {}
+    for lesson_id in ("transpose", "slicing", "view-or-reshape", "challenges"):
+        paths[lesson_id] = folder / f"{lesson_id}.html"
+        assert main(["--export-lesson", lesson_id, str(paths[lesson_id])]) == 0
+    return paths
+
+
+@pytest.fixture
+def open_lesson(page, lesson_files):
+    """Open an exported lesson from file:// with every other request blocked and counted."""
+    pytest.importorskip("playwright")
+    blocked: list[str] = []
+    errors: list[str] = []
+
+    def block(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", block)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def open_(lesson_id: str):
+        page.goto(lesson_files[lesson_id].as_uri())
+        page.wait_for_function(
+            f"() => window.Bokeh && Bokeh.documents.length > 0"
+            f" && ({MODEL})('lesson-data')?.__lesson != null"
+        )
+        page.locator(".candela-lesson-step").wait_for()
+        return page
+
+    yield open_
+    assert blocked == [], "the page asked the network for something"
+    assert errors == []
+
+
+def _cursor(page) -> int:
+    return page.evaluate(f"() => ({MODEL})('cursor-logical-source').data.k[0]")
+
+
+def _answer(page, text: str) -> None:
+    box = page.locator(".candela-answer input")
+    box.fill(text)
+    box.press("Enter")
+
+
+@pytest.mark.browser
+def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("transpose")
+    step = page.locator(".candela-lesson-step")
+    verdict = page.locator(".candela-verdict").first
+    reveal = page.locator(".candela-reveal")
+    stride = page.locator(".candela-stride")
+    expect(step).to_have_text("step 1 of 5")
+    expect(page.locator(".candela-question")).to_contain_text("stride[0]")
+    expect(stride).to_be_hidden()  # the fields would answer it
+    expect(reveal).to_be_hidden()
+
+    # The arrows step the traversal cursor; n and p step the lesson.
+    page.locator("body").click(position={"x": 1, "y": 1})
+    assert _cursor(page) == 0
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 1")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 1")
+
+    # A wrong answer: a hint, never the answer; the fields stay hidden.
+    _answer(page, "4")
+    wrong = page.locator(".candela-verdict-wrong")
+    expect(wrong).to_contain_text("Not quite: you said 4.")
+    expect(wrong).to_contain_text("4 is stride[1]")
+    assert "Right" not in wrong.inner_text() and "(1, 4)" not in wrong.inner_text()
+    expect(stride).to_be_hidden()
+    expect(reveal).to_be_hidden()
+    expect(page.locator(".candela-show-me")).to_be_visible()
+
+    # Text that is not a number says what to type.
+    _answer(page, "(4, 3)")
+    expect(page.locator(".candela-verdict-unread")).to_contain_text("as a whole number")
+
+    # The right answer: a tick, the reasoning, the reveal, the fields, and the walk plays.
+    _answer(page, "1")
+    right = page.locator(".candela-verdict-right")
+    expect(right).to_contain_text("✓ Right: stride[0] is 1.")
+    expect(reveal).to_be_visible()
+    expect(reveal).to_contain_text("becomes (1, 4)")
+    expect(stride).to_have_text("(1, 4)")
+    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] > 1")
+
+    # n: the next step, its question asked afresh.
+    page.locator("body").click(position={"x": 1, "y": 1})
+    page.keyboard.press("n")
+    expect(step).to_have_text("step 2 of 5")
+    expect(verdict).to_have_text("")
+    expect(stride).to_be_hidden()
+    expect(page.locator(".candela-answer input")).to_have_value("")
+    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 0")
+    _answer(page, "3")
+    wrong_text = page.locator(".candela-verdict-wrong").inner_text()
+    assert "-7" not in wrong_text and "−7" not in wrong_text
+    _answer(page, "\u22127")  # a typographic minus reads as '-'
+    expect(page.locator(".candela-verdict-right")).to_contain_text("adj_stride[0] is -7")
+    expect(page.locator(".candela-adj-stride")).to_have_text("(-7, 4)")
+
+    # The button goes on too; "show me" gives the answer after a wrong try.
+    page.locator(".candela-next button").click()
+    expect(step).to_have_text("step 3 of 5")
+    _answer(page, "10")
+    expect(page.locator(".candela-verdict-wrong")).to_be_visible()
+    page.locator(".candela-show-me button").click()
+    shown = page.locator(".candela-verdict-shown")
+    expect(shown).to_contain_text("→ The answer: the buffer position after walk step 5 is 2.")
+    expect(reveal).to_contain_text("0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11")
+
+    # p: back a step; space plays the walk.
+    page.locator("body").click(position={"x": 1, "y": 1})
+    page.keyboard.press("p")
+    expect(step).to_have_text("step 2 of 5")
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] > 2")
+
+    # Hover links a cell of the grid to the buffer position it reads.
+    plot = page.locator(".bk-Figure").first
+    box = plot.bounding_box()
+    page.mouse.move(box["x"] + 30, box["y"] + 30)
+    page.wait_for_function(f"() => ({MODEL})('hover-buffer-source').data.x.length === 1")
+
+
+@pytest.mark.browser
+def test_offline_lesson_reads_every_answer_form(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("slicing")
+    lesson = L.load_lesson("slicing")
+    index = next(i for i, s in enumerate(lesson.steps) if s.question and s.question.ask == "shape")
+    shape = L.expected_answer(lesson.steps[index].question, L.step_layout(lesson.steps[index]))
+    for _ in range(index):
+        page.locator(".candela-next button").click()
+    expect(page.locator(".candela-lesson-step")).to_have_text(f"step {index + 1} of 6")
+    _answer(page, ", ".join(str(v + 1) for v in shape))
+    expect(page.locator(".candela-verdict-wrong")).to_contain_text("Every entry is off.")
+    _answer(page, ",".join(str(v) for v in shape))  # 4,3 without brackets
+    expect(page.locator(".candela-verdict-right")).to_contain_text(f"is {shape}")
+
+    page = open_lesson("view-or-reshape")
+    _answer(page, "maybe")
+    expect(page.locator(".candela-verdict-unread")).to_contain_text("type True or False")
+    question = L.load_lesson("view-or-reshape").steps[0].question
+    truth = L.expected_answer(question, L.step_layout(L.load_lesson("view-or-reshape").steps[0]))
+    _answer(page, "yes" if truth else "no")
+    expect(page.locator(".candela-verdict-right")).to_contain_text(f"is {truth}")
+
+
+@pytest.mark.browser
+def test_offline_challenge_offers_show_me_only(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("challenges")
+    expect(page.locator(".candela-offline-note")).to_contain_text("needs the live explorer")
+    expect(page.locator(".candela-answer input")).to_be_hidden()
+    page.locator(".candela-show-me button").click()
+    expect(page.locator(".candela-verdict-shown")).to_contain_text("One pipeline that works")
