@@ -219,8 +219,9 @@ def _canon(value: L.Answer) -> Any:
 def _int_candidates(layout) -> list[int]:
     # Numbers a student might type: the layout's own numbers, and every buffer position.
     numbers = {*layout.shape, *layout.stride, *layout.adj_stride, layout.offset, layout.len}
-    reach = max([abs(n) for n in numbers] + [int(max(layout.positions(), default=0))]) + 2
-    reach = min(reach, 400)
+    # A hint names a stride, a jump, a position, or a position plus a stride.
+    last = int(max(layout.positions(), default=0))
+    reach = min(last + max(abs(n) for n in numbers) + 2, 400)
     return list(range(-reach, reach + 1))
 
 
