@@ -527,6 +527,8 @@ def save_lesson_html(lesson: L.Lesson | str, path: str | os.PathLike) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(export_lesson_html(lesson))
+        # mkstemp makes the file private; a page is for a web server to read.
+        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
