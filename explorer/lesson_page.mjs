@@ -26,11 +26,21 @@ function normalise(typed) {
   return String(typed ?? "").trim().slice(0, 200).replace(DASHES, "-")
 }
 
+const DIGIT = /^\p{Nd}$/u
+
+// The value of a decimal digit of any script, as Python's int() reads it ("３" is 3):
+// every script's digits run 0 to 9 in consecutive code points.
+function digitValue(ch) {
+  let start = ch.codePointAt(0)
+  while (DIGIT.test(String.fromCodePoint(start - 1))) start -= 1
+  return (ch.codePointAt(0) - start) % 10
+}
+
 // A whole number as lessons._read_int reads it, in canonical text ("-7"), or null.
 function readInt(token) {
-  const m = /^([+-]?)\s*(\d{1,18})$/.exec(token.trim())
+  const m = /^([+-]?)\s*(\p{Nd}{1,18})$/u.exec(token.trim())
   if (m === null) return null
-  const value = BigInt(m[2])
+  const value = BigInt([...m[2]].map(digitValue).join(""))
   return (m[1] === "-" ? -value : value).toString()
 }
 

@@ -325,6 +325,11 @@ def test_offline_lesson_reads_every_answer_form(open_lesson):
     expect(page.locator(".candela-verdict-wrong")).to_contain_text("Every entry is off.")
     _answer(page, ",".join(str(v) for v in shape))  # 4,3 without brackets
     expect(page.locator(".candela-verdict-right")).to_contain_text(f"is {shape}")
+    _answer(page, "(0, 0)")
+    expect(page.locator(".candela-verdict-wrong")).to_be_visible()
+    fullwidth = str.maketrans("0123456789", "０１２３４５６７８９")  # as a phone's IME types
+    _answer(page, "[" + " ".join(str(v).translate(fullwidth) for v in shape) + "]")
+    expect(page.locator(".candela-verdict-right")).to_contain_text(f"is {shape}")
 
     page = open_lesson("view-or-reshape")
     _answer(page, "maybe")
