@@ -106,9 +106,14 @@ function escape(text) {
 
 // Hide (or show) what would answer the step's question: position labels, odometer, fields.
 function conceal(args, drawing, concealed) {
+  const label = (renderer, [visible, size], hidden) => {
+    renderer.visible = visible && !hidden
+    if (size) renderer.glyph.text_font_size = {value: size}
+  }
   args.labels.forEach((renderer, j) => {
-    renderer.visible = drawing.labels && !(concealed && args.position_labels[j])
+    label(renderer, drawing.labels[j], concealed && args.position_labels[j])
   })
+  label(args.tile_labels, drawing.tile_labels, false)
   args.odometer.visible = !concealed
   args.fields.visible = !concealed
   args.fields_heading.visible = !concealed

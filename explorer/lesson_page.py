@@ -30,13 +30,11 @@ n / p go to the next / previous step) run in the browser too.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import io
 import json
 import os
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -88,38 +86,10 @@ _SOURCES = (
 
 
 def _markdown(text: str) -> str:
-    """Lesson Markdown as HTML that runs nothing (``explorer.markup`` when it is there)."""
-    try:
-        from .markup import lesson_html  # type: ignore[import-not-found]
-    except ImportError:
-        return _lesson_html(text)
+    """Lesson Markdown as HTML that runs nothing (see :mod:`explorer.markup`)."""
+    from .markup import lesson_html
+
     return lesson_html(text)
-
-
-def _safe_url(url: str) -> bool:
-    # Only http(s) and relative addresses: no javascript:, data: or any other scheme.
-    import re
-    from urllib.parse import urlsplit
-
-    cleaned = "".join(ch for ch in str(url) if ch > " " and ch != "\x7f")
-    match = re.match(r"^([^/?#]*?):", cleaned)
-    if match is None:
-        return True
-    try:
-        scheme = urlsplit(cleaned).scheme.lower()
-    except ValueError:
-        return False
-    return scheme in ("http", "https") and match.group(1).lower() == scheme
-
-
-def _lesson_html(text: str) -> str:
-    """Markdown with raw HTML off (it shows as text) and only safe link targets."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False})
-    md.validateLink = _safe_url
-    text = (text or "")[:20_000].encode("utf-8", "replace").decode("utf-8")
-    return md.render(text)
 
 
 # --------------------------------------------------------------------------- data
@@ -164,7 +134,10 @@ def _drawing(result, figs) -> dict:
         "logical_size": size(figs.logical_figure),
         "buffer_size": size(figs.buffer_figure),
         "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
-        "labels": bool(cols.labels),
+        # Each label glyph's visibility and font (they shrink with their cells, or drop),
+        # as the figures draw it with nothing concealed; then the tile headers'.
+        "labels": [_label(r) for r in figs.labels],
+        "tile_labels": _label(figs.tile_labels),
         "summary": bool(cols.summary),
         "odometer": figs.odometer.text,
         "fields": fields_html(layout, "elements", copied=result.copied),
@@ -185,6 +158,11 @@ def _drawing(result, figs) -> dict:
             f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
         ),
     }
+
+
+def _label(renderer) -> list:
+    size = renderer.glyph.text_font_size
+    return [bool(renderer.visible), size if isinstance(size, str) else size.get("value")]
 
 
 def _step_state(step: L.Step):
@@ -415,6 +393,7 @@ class _Page:
             back=f.buttons["back"],
             forward=f.buttons["forward"],
             labels=f.labels,
+            tile_labels=f.tile_labels,
             position_labels=[r.id in f.position_labels for r in f.labels],
             header=self.header,
             prev=self.prev,
@@ -520,21 +499,16 @@ def lesson_filename(lesson_id: str) -> str:
 
 
 def save_lesson_html(lesson: L.Lesson | str, path: str | os.PathLike) -> Path:
-    """Write the lesson's page to ``path`` atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(export_lesson_html(lesson))
-        # mkstemp makes the file private; a page is for a web server to read.
-        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return path
+    """Write the lesson's page to ``path`` whole or not at all; return the path written.
+
+    A path that cannot be written raises (``OSError`` or ``ValueError``) before
+    the page is built.
+    """
+    from .export import check_export_path, write_atomically
+
+    target = check_export_path(path)
+    write_atomically(target, export_lesson_html(lesson).encode("utf-8"))
+    return target
 
 
 def export_lesson_main(lesson_id: str, path: str) -> int:
@@ -546,9 +520,9 @@ def export_lesson_main(lesson_id: str, path: str) -> int:
         return 2
     try:
         written = save_lesson_html(lesson, path)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        print(f"candela-explorer: cannot write {path}: {reason}", file=sys.stderr)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"candela-explorer: cannot write {path!r}: {reason}", file=sys.stderr)
         return 2
     size = written.stat().st_size
     print(f"wrote {written} ({size:,} bytes): lesson {lesson.id!r}, {len(lesson.steps)} steps")
