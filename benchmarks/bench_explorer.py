@@ -383,8 +383,8 @@ def bench_browser(quick: bool) -> dict:
 
     from explorer.testing import CHROMIUM, CHROMIUM_ARGS
 
-    loads = 2 if quick else 5
-    n_edits = 4 if quick else 12
+    loads = 2 if quick else 4
+    n_edits = 4 if quick else 10
     out: dict = {"loads": {"explorer": [], "minimal": []}}
     with served_pages() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
