@@ -1,22 +1,41 @@
-"""Benchmark the explorer: server-side update time, browser click-to-repaint, animation rate.
+"""Benchmark the explorer page as a person sees it: paints, models, bytes, edits.
 
 Prints figures; it is not a test with a time limit (these machines are shared
-and noisy). Run: ``.venv/bin/python benchmarks/bench_explorer.py [--no-browser]``.
+and noisy). Every browser figure is printed next to a reference measured in
+the same run, interleaved, and the goals of the "Performance" issue are
+printed beside them. Run:
+``.venv/bin/python benchmarks/bench_explorer.py [--quick] [--no-browser]``.
 
 1. Server side: the time from setting ``Explorer.ops`` to updated column data
    (parse, apply, columns, Bokeh source writes, fields) at 16, 256, 4,096 and
-   65,536 elements; median and p95 of repeated changes. Above 4,096 the page
-   shows a summary, so the 65,536 row also reports building the full columns.
-2. Browser: click on "add step" to the next animation frame after the new
-   data lands in the page, at 4,096 elements in Debian's Chromium (median of 10);
-   and to the frame after the whole page (fields and step list too) is updated.
-3. Animation: frames advanced per second with the speed set to 60 on 4,096
-   cells, and the browser's own frame rate meanwhile.
+   65,536 elements; median and p95. Above 4,096 the page shows a summary, so
+   the 65,536 row also reports building the full columns.
+2. First paint at 64x64 (``?shape=64,64``), cold cache: from navigation start
+   to the animation frame after the last paint of both Bokeh figures (the
+   logical grid and the memory buffer), against a minimal Panel app that
+   draws the same 4,096 cells in one figure (``minimal_app`` below), loads
+   alternating. A paint is one ``PlotView._actual_paint`` (Bokeh 3.9), hooked
+   on the prototype before any plot exists (``PAINT_HOOK``); "last" means no
+   further paint for ``QUIET_MS``.
+3. Bokeh models per session, by type: in the page (``Bokeh.documents[0]``)
+   and server side (a document built from ``app()``), explorer vs minimal.
+4. Bytes on first load: every HTTP response as sent (Playwright's
+   ``request.sizes()``: headers + body on the wire, so compressed if
+   ``Content-Encoding`` says so) plus WebSocket payloads both ways (Bokeh's
+   server does not compress WebSocket frames by default); the five largest
+   responses.
+5. Edits at 4,096 cells: Enter in the pipeline box to the frame after the last
+   paint, for a walk-only change (``.transpose()`` and back: the shape stays
+   64x64) and a shape change (``.view((16, 256))`` and back), medians.
+6. Repaints for edits that change no figure's layout (another op in the op
+   chooser; another unit): paints per figure, split into full paints (the
+   cells' canvas layer) and overlay-only paints (the cursor layer).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import statistics
@@ -27,11 +46,128 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
+FIGURES = ("logical-figure", "buffer-figure")
+#: No paint for this long after an edit or a load: the page has settled.
+QUIET_MS = 700
+
+#: The goals of the "Performance" issue.
+GOALS = {
+    "first_paint_ratio": 1.5,
+    "models": 100,
+    "first_load_bytes": 1.2e6,
+    "click_ms": 100,
+    "shape_edit_ms": 150,
+    "repaints": 0,
+}
+
+# Runs before any page script: wraps Bokeh's PlotView paint as soon as Bokeh loads.
+# `_actual_paint` is one paint of a plot's canvas; `_paint_primary` runs inside it when
+# the cells' layer is redrawn (otherwise only the overlay layer, e.g. the cursor).
+PAINT_HOOK = """
+(() => {
+  const rec = window.__paints = {log: [], last: 0, frame: 0, error: null};
+  function patch(B) {
+    try {
+      const P = B.require("models/plots/plot").PlotView;
+      if (P.prototype.__benchHooked) return;
+      P.prototype.__benchHooked = true;
+      const paint = P.prototype._actual_paint, primary = P.prototype._paint_primary;
+      P.prototype._paint_primary = function (ctx) {
+        this.__benchPrimary = true;
+        return primary.call(this, ctx);
+      };
+      P.prototype._actual_paint = function () {
+        this.__benchPrimary = false;
+        const t0 = performance.now();
+        const out = paint.call(this);
+        const t1 = performance.now();
+        rec.log.push({name: this.model.name, t0, t1, primary: this.__benchPrimary});
+        rec.last = t1;
+        requestAnimationFrame(() => { rec.frame = performance.now() });
+        return out;
+      };
+    } catch (e) { rec.error = String(e) }
+  }
+  // Each WebSocket frame's time and size, stamped before Bokeh's own handler runs.
+  const WS = window.WebSocket;
+  rec.ws = [];
+  const size = (d) => d.length ?? d.byteLength ?? d.size ?? 0;
+  window.WebSocket = class extends WS {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener("message", (e) => rec.ws.push({t: performance.now(), dir: "in", n: size(e.data)}));
+    }
+    send(d) {
+      rec.ws.push({t: performance.now(), dir: "out", n: size(d)});
+      return super.send(d);
+    }
+  };
+  let bokeh;
+  Object.defineProperty(window, "Bokeh", {
+    configurable: true,
+    get() { return bokeh },
+    set(v) { bokeh = v; if (v && v.require) patch(v) },
+  });
+})();
+"""
+
+# Marks the time of each Enter or pointerdown (capture phase: before any widget sees it).
+INPUT_HOOK = """
+(() => {
+  const b = window.__input = {t: []};
+  const mark = (e) => { if (e.type !== "keydown" || e.key === "Enter") b.t.push(performance.now()) };
+  document.addEventListener("keydown", mark, true);
+  document.addEventListener("pointerdown", mark, true);
+})();
+"""
+
+# True once some paint came after `since`, none for QUIET_MS, and the frame after it ran.
+SETTLED = """([since, quiet, names]) => {
+  const r = window.__paints;
+  if (!r || r.last <= since || performance.now() - r.last < quiet || r.frame < r.last) return false;
+  const painted = new Set(r.log.filter((p) => p.t0 > since).map((p) => p.name));
+  return names.every((n) => painted.has(n));
+}"""
 
 
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def med(values) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# ---------------------------------------------------------------------- the reference
+
+
+def minimal_app():
+    """The reference page: one Panel pane, one Bokeh figure, the same 4,096 cells, canvas."""
+    import panel as pn
+    from bokeh.models import ColumnDataSource
+    from bokeh.plotting import figure
+
+    n = 64
+    xs = [i % n for i in range(n * n)]
+    ys = [-(i // n) for i in range(n * n)]
+    colors = [f"#{40 + (i * 7) % 200:02x}80c0" for i in range(n * n)]
+    source = ColumnDataSource({"x": xs, "y": ys, "color": colors}, name="cells-source")
+    fig = figure(
+        name="minimal-figure",
+        width=560,
+        height=560,
+        toolbar_location=None,
+        tools="",
+        output_backend="canvas",
+    )
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.rect("x", "y", width=0.94, height=0.94, source=source, fill_color="color")
+    return pn.Column(pn.pane.Bokeh(fig))
+
+
+# ---------------------------------------------------------------------- server side
 
 
 def bench_server(repeats: int = 40) -> list[tuple]:
@@ -49,84 +185,266 @@ def bench_server(repeats: int = 40) -> list[tuple]:
             ex.ops = ops
             times.append((time.perf_counter() - t0) * 1000)
             assert ex.error is None
-        rows.append(("ops change -> column data", n, statistics.median(times), p95(times)))
+        rows.append(("ops change -> column data", n, med(times), p95(times)))
     t = Tensor.arange(SIZES[65536]).transpose()
     times = []
-    for _ in range(10):
+    for _ in range(max(3, repeats // 4)):
         t0 = time.perf_counter()
         C.columns_for(t, detail_limit=1 << 16)
         times.append((time.perf_counter() - t0) * 1000)
-    rows.append(("full columns (no summary)", 65536, statistics.median(times), p95(times)))
+    rows.append(("full columns (no summary)", 65536, med(times), p95(times)))
     return rows
 
 
-def bench_browser() -> dict:
+def server_models() -> dict[str, dict[str, int]]:
+    """Models in a document built from each page, counted by type (no browser, no session)."""
+    from collections import Counter
+
+    from bokeh.document import Document
+
+    from explorer.app import app
+
+    out = {}
+    for name, make in (("explorer", app), ("minimal", minimal_app)):
+        doc = Document()
+        doc.add_root(make().get_root(doc))
+        out[name] = dict(Counter(type(m).__name__ for m in doc.models))
+    return out
+
+
+# ---------------------------------------------------------------------- browser
+
+
+@contextlib.contextmanager
+def served_pages():
+    """The explorer at ``/`` and the minimal app at ``/minimal``, in one server thread."""
+    import panel as pn
+
+    from explorer.app import app
+    from explorer.testing import free_port, wait_for_port
+
+    port = free_port()
+    server = pn.serve(
+        {"/": lambda: app(), "/minimal": lambda: minimal_app()},
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        title="Candela Explorer",
+    )
+    wait_for_port(port)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.stop()
+
+
+def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
+    """Open ``url`` in a fresh context (cold cache); paints, bytes and models of the load."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.add_init_script(PAINT_HOOK)
+    responses, failed, ws = [], [], {"in": 0, "out": 0, "frames": 0}
+    page.on("response", lambda r: responses.append(r))
+    page.on("requestfailed", lambda r: failed.append(r.url))
+
+    def on_ws(sock):
+        def count(direction):
+            def f(payload):
+                ws[direction] += len(payload.encode() if isinstance(payload, str) else payload)
+                ws["frames"] += 1
+
+            return f
+
+        sock.on("framereceived", count("in"))
+        sock.on("framesent", count("out"))
+
+    page.on("websocket", on_ws)
+    page.goto(url, wait_until="commit")
+    page.wait_for_function(
+        f"() => window.Bokeh?.documents?.[0]?.get_model_by_name('{source}')?.data.x.length === 4096"
+    )
+    page.wait_for_function(SETTLED, arg=[0, QUIET_MS, list(names)], polling=50)
+    rec = page.evaluate("() => window.__paints")
+    if rec["error"]:
+        raise RuntimeError(f"paint hook failed: {rec['error']}")
+    timeline = page.evaluate("""() => {
+        const nav = performance.getEntriesByType("navigation")[0];
+        const r = window.__paints;
+        const first = r.log.length ? r.log[0] : {t0: NaN, t1: NaN};
+        const inbound = r.ws.filter((w) => w.dir === "in");
+        const before = inbound.filter((w) => w.t < first.t0);
+        return {
+            "HTML received": nav.responseEnd,
+            "DOMContentLoaded (scripts run)": nav.domContentLoadedEventEnd,
+            "first WebSocket frame in": inbound[0]?.t ?? NaN,
+            "last frame in before the first paint": before.at(-1)?.t ?? NaN,
+            "first paint starts": first.t0,
+            "first paint ends": first.t1,
+            "last paint ends": r.last,
+            "frame after the last paint": r.frame,
+        };
+    }""")
+    models = page.evaluate("""() => {
+        const counts = {};
+        for (const m of Bokeh.documents[0].all_models) counts[m.type] = (counts[m.type] ?? 0) + 1;
+        return counts;
+    }""")
+    http = []
+    for r in responses:
+        try:
+            s = r.request.sizes()
+        except Exception:  # a response without a body (e.g. the WebSocket upgrade)
+            continue
+        http.append(
+            {
+                "url": r.url,
+                "bytes": s["responseHeadersSize"] + max(0, s["responseBodySize"]),
+                "body": max(0, s["responseBodySize"]),
+                "encoding": r.headers.get("content-encoding", ""),
+            }
+        )
+    context.close()
+    paints = {n: [p for p in rec["log"] if p["name"] == n] for n in names}
+    return {
+        "last_frame": rec["frame"],
+        "last_paint": rec["last"],
+        "paints": {n: len(v) for n, v in paints.items()},
+        "primary": {n: sum(p["primary"] for p in v) for n, v in paints.items()},
+        "paint_ms": sum(p["t1"] - p["t0"] for p in rec["log"]),
+        "timeline": timeline,
+        "models": models,
+        "http": http,
+        "failed": failed,
+        "ws": ws,
+    }
+
+
+def edit_times(page, edits: list[str], input_css: str) -> tuple[list[float], list[dict], list]:
+    """Type each pipeline and press Enter; ms from the Enter to the frame after the last paint.
+
+    Also each edit's phases (ms after the Enter) and its paints per figure.
+    """
+    box = page.locator(f"{input_css} input")
+    times, paints, phases = [], [], []
+    for ops in edits:
+        box.fill(ops)
+        n = page.evaluate("() => window.__input.t.length")
+        box.press("Enter")
+        page.wait_for_function(f"() => window.__input.t.length > {n}")
+        t0 = page.evaluate(f"() => window.__input.t[{n}]")
+        page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, list(FIGURES)], polling=50)
+        rec = page.evaluate(
+            """(t0) => {
+                const r = window.__paints;
+                const log = r.log.filter((p) => p.t0 > t0);
+                const ws = r.ws.filter((w) => w.t > t0);
+                const inbound = ws.filter((w) => w.dir === "in" && w.t < r.last);
+                return [r.frame, log, {
+                    "first frame sent": ws.find((w) => w.dir === "out")?.t - t0,
+                    "first frame received": inbound[0]?.t - t0,
+                    "last frame received before the last paint": inbound.at(-1)?.t - t0,
+                    "first paint starts": log[0].t0 - t0,
+                    "last paint ends": r.last - t0,
+                    "time inside paints": log.reduce((a, p) => a + p.t1 - p.t0, 0),
+                }];
+            }""",
+            t0,
+        )
+        times.append(rec[0] - t0)
+        paints.append(count_paints(rec[1]))
+        phases.append(rec[2])
+    return times, paints, phases
+
+
+def count_paints(log: list[dict]) -> dict:
+    return {
+        n: (sum(p["primary"] for p in log if p["name"] == n),
+            sum(not p["primary"] for p in log if p["name"] == n))
+        for n in FIGURES
+    }  # fmt: skip
+
+
+def quiet_edit(page, act) -> dict:
+    """Paints per figure (full, overlay only) in the settled window after ``act()``."""
+    t0 = page.evaluate("() => performance.now()")
+    act()
+    # The server's answer has arrived once the page has been quiet for a while.
+    page.wait_for_function(
+        f"() => performance.now() - Math.max({t0}, window.__paints.last) > {2 * QUIET_MS}",
+        polling=50,
+    )
+    log = page.evaluate(f"() => window.__paints.log.filter((p) => p.t0 > {t0})")
+    return count_paints(log)
+
+
+def bench_browser(quick: bool) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app
+    from explorer.testing import CHROMIUM, CHROMIUM_ARGS
 
-    out: dict = {}
-    with served_app() as url, sync_playwright() as p:
+    loads = 2 if quick else 4
+    n_edits = 4 if quick else 10
+    out: dict = {"loads": {"explorer": [], "minimal": []}}
+    with served_pages() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url + "?shape=64,64")
-        page.wait_for_function(
-            "() => window.Bokeh && Bokeh.documents.length"
-            " && Bokeh.documents[0].get_model_by_name('logical-source')?.data.x.length === 4096"
-        )
-        # Time from the click (pointerdown) to the animation frame after the new data;
-        # and to the frame after the whole page has it (the step list's text is the
-        # last thing the server rewrites), so nothing can arrive later unmeasured.
-        page.evaluate("""() => {
-            const doc = Bokeh.documents[0];
-            const src = doc.get_model_by_name('logical-source');
-            const steps = [...doc.all_models].find(
-                (m) => (m.css_classes ?? []).includes('candela-steps'));
-            const b = window.__bench = {clicks: [], paints: [], data: [], text: [], settled: []};
-            document.addEventListener('pointerdown', () => b.clicks.push(performance.now()), true);
-            const settle = () => {
-                const i = b.clicks.length - 1;
-                if (b.data.length > i && b.text.length > i)
-                    requestAnimationFrame(() => b.settled[i] = performance.now());
-            };
-            src.connect(src.properties.data.change, () => {
-                b.data.push(performance.now());
-                requestAnimationFrame(() => b.paints.push(performance.now()));
-                settle();
-            });
-            steps.connect(steps.change, () => { b.text.push(performance.now()); settle(); });
-        }""")
-        button = page.locator(".candela-add-step button")
-        for i in range(10):
-            button.click()
-            page.wait_for_function(
-                f"() => window.__bench.paints.length > {i} && window.__bench.settled[{i}]"
-            )
-        clicks, paints, settled = page.evaluate(
-            "() => [window.__bench.clicks, window.__bench.paints, window.__bench.settled]"
-        )
-        out["click_to_repaint"] = [b - a for a, b in zip(clicks, paints)]
-        out["click_to_settled"] = [b - a for a, b in zip(clicks, settled)]
+        pages = {
+            "explorer": (base + "?shape=64,64", FIGURES, "logical-source"),
+            "minimal": (base + "minimal", ("minimal-figure",), "cells-source"),
+        }
+        # One warm-up of each (the server's first session imports and builds more).
+        for url, names, source in pages.values():
+            load_once(browser, url, names, source)
+        for i in range(loads):
+            order = ["explorer", "minimal"] if i % 2 == 0 else ["minimal", "explorer"]
+            for name in order:
+                out["loads"][name].append(load_once(browser, *pages[name]))
 
-        # Animation at speed 60 on 4,096 cells.
-        page.evaluate("() => Bokeh.documents[0].get_model_by_name('speed-slider').value = 60")
-        page.evaluate("""() => {
-            window.__raf = 0;
-            const tick = () => { window.__raf++; if (!window.__stopRaf) requestAnimationFrame(tick) };
-            requestAnimationFrame(tick);
-        }""")
-        slider = "Bokeh.documents[0].get_model_by_name('frame-slider')"
-        page.locator(".bk-btn", has_text="play").click()
-        page.wait_for_function(f"() => {slider}.value > 0")
-        v0, r0, t0 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
-        page.wait_for_function(f"() => performance.now() > {t0} + 3000", polling=200)
-        v1, r1, t1 = page.evaluate(f"() => [{slider}.value, window.__raf, performance.now()]")
-        page.locator(".bk-btn", has_text="pause").click()
-        secs = (t1 - t0) / 1000
-        out["frames_per_s"] = (v1 - v0) / secs
-        out["raf_per_s"] = (r1 - r0) / secs
+        # Edits, in one page of the explorer at 64x64.
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.add_init_script(PAINT_HOOK)
+        page.add_init_script(INPUT_HOOK)
+        ws_in = []
+        page.on(
+            "websocket",
+            lambda s: s.on("framereceived", lambda pl: ws_in.append(len(pl))),
+        )
+        page.goto(pages["explorer"][0])
+        page.wait_for_function(
+            "() => window.Bokeh?.documents?.[0]?.get_model_by_name('logical-source')"
+            "?.data.x.length === 4096"
+        )
+        page.wait_for_function(SETTLED, arg=[0, QUIET_MS, list(FIGURES)], polling=50)
+        ops = ".candela-ops-input"
+        edit_times(page, [".transpose()", "", ".view((16, 256))", ""], ops)  # warm-up
+        mark = len(ws_in)
+        walk = [".transpose()" if i % 2 == 0 else "" for i in range(n_edits)]
+        out["walk_ms"], out["walk_paints"], out["walk_phases"] = edit_times(page, walk, ops)
+        out["walk_ws"] = sum(ws_in[mark:]) / n_edits
+        mark = len(ws_in)
+        shape = [".view((16, 256))" if i % 2 == 0 else "" for i in range(n_edits)]
+        out["shape_ms"], out["shape_paints"], out["shape_phases"] = edit_times(page, shape, ops)
+        out["shape_ws"] = sum(ws_in[mark:]) / n_edits
+
+        # Edits that change no figure's layout.
+        chooser = page.locator(".candela-ops .bk-btn")
+        out["quiet"] = {
+            "op chooser: slice": quiet_edit(page, lambda: chooser.nth(1).click()),
+            "op chooser: transpose": quiet_edit(page, lambda: chooser.nth(0).click()),
+            "unit: float32": quiet_edit(
+                page, lambda: page.locator(".candela-unit-select select").select_option("float32")
+            ),
+            "unit: elements": quiet_edit(
+                page, lambda: page.locator(".candela-unit-select select").select_option("elements")
+            ),
+        }
+        context.close()
         browser.close()
     return out
+
+
+# ---------------------------------------------------------------------- report
 
 
 def cpu_name() -> str:
@@ -139,31 +457,122 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
+def goal(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def report_browser(b: dict, server: dict) -> None:
+    ex, mi = b["loads"]["explorer"], b["loads"]["minimal"]
+    fe, fm = med([r["last_frame"] for r in ex]), med([r["last_frame"] for r in mi])
+    pairs = [a["last_frame"] / m["last_frame"] for a, m in zip(ex, mi)]
+    print("\n== first paint at 64x64 (navigation start -> frame after the last paint), cold cache")
+    for name, runs, m in (("explorer", ex, fe), ("minimal", mi, fm)):
+        each = ", ".join(f"{r['last_frame']:.0f}" for r in runs)
+        print(f"{name + ':':9} median {m:.0f} ms  ({each})")
+    ratio = fe / fm
+    print(
+        f"ratio explorer/minimal: {ratio:.2f}x (per pair: {', '.join(f'{x:.2f}' for x in pairs)})"
+        f"   goal <= {GOALS['first_paint_ratio']}x: {goal(ratio <= GOALS['first_paint_ratio'])}"
+    )
+    paints = ex[-1]["paints"]
+    print(
+        "paints during the load (explorer, last run): "
+        + ", ".join(f"{n} {paints[n]} ({ex[-1]['primary'][n]} full)" for n in FIGURES)
+        + f"; minimal: {mi[-1]['paints']['minimal-figure']}; "
+        f"time inside paints {med([r['paint_ms'] for r in ex]):.0f} ms vs "
+        f"{med([r['paint_ms'] for r in mi]):.0f} ms"
+    )
+
+    print("load timeline, ms after navigation start (medians): explorer | minimal")
+    for key in ex[-1]["timeline"]:
+        a, m = med([r["timeline"][key] for r in ex]), med([r["timeline"][key] for r in mi])
+        print(f"  {key:40} {a:7.0f} | {m:7.0f}")
+
+    print("\n== Bokeh models per session")
+    me, mm = sum(ex[-1]["models"].values()), sum(mi[-1]["models"].values())
+    se, sm = sum(server["explorer"].values()), sum(server["minimal"].values())
+    print(f"in the page:  explorer {me}, minimal {mm}, ratio {me / mm:.1f}x")
+    print(f"server side:  explorer {se}, minimal {sm}, ratio {se / sm:.1f}x")
+    print(f"goal <= {GOALS['models']}: {goal(me <= GOALS['models'])}")
+    top = sorted(ex[-1]["models"].items(), key=lambda kv: -kv[1])[:12]
+    print("largest types (page): " + ", ".join(f"{t} {n}" for t, n in top))
+
+    print("\n== bytes on first load at 64x64 (HTTP as sent + WebSocket payloads)")
+    for name, runs in (("explorer", ex), ("minimal", mi)):
+        r = runs[-1]
+        http = sum(x["bytes"] for x in r["http"])
+        enc = {x["encoding"] for x in r["http"] if x["encoding"]} or {"none"}
+        ws = r["ws"]["in"] + r["ws"]["out"]
+        total = http + ws
+        line = (
+            f"{name:9} HTTP {http / 1e3:8.0f} KB in {len(r['http'])} responses "
+            f"(compression: {', '.join(sorted(enc))}); WebSocket {ws / 1e3:.0f} KB "
+            f"({r['ws']['in'] / 1e3:.0f} KB in, {r['ws']['out'] / 1e3:.0f} KB out, "
+            f"{r['ws']['frames']} frames); total {total / 1e6:.2f} MB"
+        )
+        if name == "explorer":
+            line += f"   goal <= 1.2 MB: {goal(total <= GOALS['first_load_bytes'])}"
+        print(line)
+        if r["failed"]:
+            print(f"  failed requests: {r['failed'][:5]}")
+    ratio = (sum(x["bytes"] for x in ex[-1]["http"]) + ex[-1]["ws"]["in"] + ex[-1]["ws"]["out"]) / (
+        sum(x["bytes"] for x in mi[-1]["http"]) + mi[-1]["ws"]["in"] + mi[-1]["ws"]["out"]
+    )
+    print(f"ratio explorer/minimal: {ratio:.2f}x")
+    print("five largest HTTP responses (explorer):")
+    for x in sorted(ex[-1]["http"], key=lambda x: -x["bytes"])[:5]:
+        url = x["url"].split("/", 3)[-1]
+        print(f"  {x['bytes'] / 1e3:8.0f} KB  {x['encoding'] or 'identity':8} /{url[:110]}")
+
+    print("\n== edits at 4,096 cells (Enter in the pipeline box -> frame after the last paint)")
+    for key, label, limit in (
+        ("walk", "walk only (.transpose() / back)", GOALS["click_ms"]),
+        ("shape", "shape change (.view((16, 256)) / back)", GOALS["shape_edit_ms"]),
+    ):
+        t = b[f"{key}_ms"]
+        full = [sum(p[n][0] for n in FIGURES) for p in b[f"{key}_paints"]]
+        over = [sum(p[n][1] for n in FIGURES) for p in b[f"{key}_paints"]]
+        print(
+            f"{label:40} median {med(t):4.0f} ms, p95 {p95(t):4.0f} "
+            f"(min {min(t):.0f}, max {max(t):.0f}, n={len(t)}); "
+            f"paints per edit: {med(full):.0f} full + {med(over):.0f} overlay; "
+            f"{b[f'{key}_ws'] / 1e3:.0f} KB received"
+            f"   goal <= {limit} ms: {goal(med(t) <= limit)}"
+        )
+        for phase in b[f"{key}_phases"][0]:
+            print(f"    {phase:45} median {med([x[phase] for x in b[f'{key}_phases']]):5.0f} ms")
+    ratio = med(b["shape_ms"]) / med(b["walk_ms"])
+    print(f"ratio shape change / walk only: {ratio:.2f}x")
+
+    print("\n== repaints for edits that change no figure's layout (full + overlay-only paints)")
+    worst = 0
+    for label, counts in b["quiet"].items():
+        parts = ", ".join(f"{n} {f} + {o}" for n, (f, o) in counts.items())
+        worst = max(worst, *(f + o for f, o in counts.values()))
+        print(f"{label:24} {parts}")
+    print(f"goal {GOALS['repaints']} repaints: {goal(worst == 0)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="server-side figures only")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (about 30 s)")
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, {cpu_name()}, Python {platform.python_version()}")
+    load = os.getloadavg()
+    print(
+        f"machine: {os.cpu_count()} cores, {cpu_name()}, Python {platform.python_version()}; "
+        f"load average at start {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+    )
     print(f"{'measure':28} {'elements':>9} {'median ms':>10} {'p95 ms':>8}")
-    for name, n, med, p in bench_server():
-        print(f"{name:28} {n:>9,} {med:>10.1f} {p:>8.1f}")
+    for name, n, m, p in bench_server(10 if args.quick else 40):
+        print(f"{name:28} {n:>9,} {m:>10.1f} {p:>8.1f}")
     if args.no_browser:
         return
-    b = bench_browser()
-    clicks = b["click_to_repaint"]
-    print(
-        f"browser click-to-repaint at 4,096: median {statistics.median(clicks):.0f} ms "
-        f"(min {min(clicks):.0f}, max {max(clicks):.0f}, n={len(clicks)})"
-    )
-    settled = b["click_to_settled"]
-    print(
-        f"browser click to whole page updated at 4,096: median {statistics.median(settled):.0f} ms "
-        f"(min {min(settled):.0f}, max {max(settled):.0f}, n={len(settled)})"
-    )
-    print(
-        f"animation at speed 60 on 4,096 cells: {b['frames_per_s']:.1f} frames/s advanced, "
-        f"browser frame rate {b['raf_per_s']:.1f}/s"
-    )
+    server = server_models()
+    b = bench_browser(args.quick)
+    report_browser(b, server)
+    load = os.getloadavg()
+    print(f"\nload average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
 
 if __name__ == "__main__":
