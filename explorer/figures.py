@@ -78,32 +78,28 @@ def _figure(name: str) -> figure:
     return fig
 
 
+#: The rings of a frame, outermost first: (colour or None for the mark's own, extra width).
+#: Black and white together stand out on every cell colour (at least 4.5:1 for one of
+#: them); the mark's colour inside says which mark it is.
+FRAME_RINGS = (("#000000", 4), ("#FFFFFF", 2), (None, 0))
+
+
 def _frame(fig: figure, source: ColumnDataSource, color: str, width: float) -> list:
-    # A cell-sized frame over the cells at the source's x, y (the cursor, a hover link):
-    # a dark outline under a coloured one, so it stands out on light and dark cells alike.
-    under = fig.rect(
-        "x",
-        "y",
-        width=0.97,
-        height=0.97,
-        source=source,
-        fill_alpha=0,
-        level="overlay",
-        line_color="#111111",
-        line_width=width + 3,
-    )
-    over = fig.rect(
-        "x",
-        "y",
-        width=0.97,
-        height=0.97,
-        source=source,
-        fill_alpha=0,
-        level="overlay",
-        line_color=color,
-        line_width=width,
-    )
-    return [under, over]
+    # A cell-sized frame over the cells at the source's x, y (the cursor, a hover link).
+    return [
+        fig.rect(
+            "x",
+            "y",
+            width=0.97,
+            height=0.97,
+            source=source,
+            fill_alpha=0,
+            level="overlay",
+            line_color=ring or color,
+            line_width=width + extra,
+        )
+        for ring, extra in FRAME_RINGS
+    ]
 
 
 def _set_data(source: ColumnDataSource, data: dict) -> None:
@@ -117,7 +113,7 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
 
 def _show(renderer, visible: bool, font: float) -> None:
     # Set a text glyph's visibility and font size, sending only what changed.
-    size = f"{round(font)}px"
+    size = f"{int(font * 2) / 2:g}px"  # whole or half pixels, never larger than asked
     if renderer.visible != visible:
         renderer.visible = visible
     if visible and renderer.glyph.text_font_size != size:

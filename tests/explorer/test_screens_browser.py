@@ -1,0 +1,154 @@
+"""The page at real screen sizes, honest lessons, one unit, and the back button, in Chromium.
+
+Widths are read as the browser lays them out (``scrollWidth``); "visible" text is
+what ``innerText`` gives, the text a student can read on the page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+from explorer import lessons as L
+
+pytestmark = pytest.mark.browser
+
+
+def open_at(page, url, query, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(url + query)
+    page.locator(".candela-shape").wait_for(state="attached")
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
+    return page
+
+
+def inside_viewport(page, selector, width, height):
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, (selector, box)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, (selector, box)
+
+
+@pytest.mark.parametrize(
+    ("query", "width", "height"),
+    [
+        ("?shape=3,4&ops=.transpose()", 1280, 800),
+        ("?shape=2,3,4&lesson=transpose&step=2", 1280, 800),
+        ("?lesson=transpose&step=2&presenter=true", 1280, 720),
+        ("?lesson=transpose&step=2&presenter=true", 1920, 1080),
+        ("?shape=3,3,3,3,3", 1280, 800),
+    ],
+)
+def test_no_sideways_scroll_and_every_lesson_control_on_screen(
+    page, explorer_server, query, width, height
+):
+    open_at(page, explorer_server, query, width, height)
+    page.wait_for_timeout(300)  # let the layout settle after the figures' first sizes
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    if "lesson" in query:
+        for part in (".candela-answer input", ".candela-check button", ".candela-next button"):
+            inside_viewport(page, part, width, height)
+        inside_viewport(page, ".candela-prev button", width, height)
+
+
+def test_presenter_mode_looks_the_same_however_it_was_reached(page, explorer_server):
+    open_at(page, explorer_server, "?lesson=transpose&step=2&presenter=true", 1280, 720)
+    size_on = page.locator(".candela-question").evaluate("e => getComputedStyle(e).fontSize")
+    page.locator(".candela-presenter-toggle input").click()
+    expect(page.locator(".candela-presenter")).to_have_count(0)
+    size_off = page.locator(".candela-question").evaluate("e => getComputedStyle(e).fontSize")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    page.locator(".candela-presenter-toggle input").click()
+    expect(page.locator(".candela-presenter")).to_have_count(1)
+    expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
+    assert size_off != size_on
+    open_at(page, explorer_server, "?lesson=transpose&step=2", 1280, 720)
+    expect(page.locator(".candela-question")).to_have_css("font-size", size_off)
+    page.locator(".candela-presenter-toggle input").click()
+    expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
+
+
+QUESTION_LESSONS = [
+    lesson for lesson in L.list_lessons() if any(step.question is not None for step in lesson.steps)
+]
+
+
+@pytest.mark.parametrize("lesson", QUESTION_LESSONS, ids=lambda lesson: lesson.id)
+def test_no_question_shows_its_answer_on_the_page_before_it_is_answered(
+    page, explorer_server, lesson
+):
+    open_at(page, explorer_server, f"?lesson={lesson.id}&step=1", 1280, 800)
+    for n, step in enumerate(lesson.steps, 1):
+        expect(page.locator(".candela-lesson-step")).to_have_text(
+            f"step {n} of {len(lesson.steps)}"
+        )
+        if step.question is not None:
+            expect(page.locator(".candela-question")).to_contain_text(step.question.prompt[:20])
+            visible = page.locator("body").inner_text()
+            # The lesson's own give-away rule, applied to everything a student can read.
+            shown = dataclasses.replace(step, text=visible)
+            assert L.give_aways(shown, L.step_layout(step)) == [], (lesson.id, n)
+        if n < len(lesson.steps):
+            page.locator(".candela-next button").click()
+
+
+def test_a_step_meant_to_fail_shows_the_state_before_the_failing_op(page, explorer_server):
+    open_at(page, explorer_server, "?lesson=contiguity&step=3", 1280, 800)
+    expect(page.locator(".candela-error")).to_contain_text("non-contiguous")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    expect(page.locator(".candela-stride")).to_have_text("(1, 4)")
+
+
+def test_one_unit_everywhere_once_bytes_are_chosen(page, explorer_server):
+    open_at(page, explorer_server, "?shape=3,4&ops=.transpose()&unit=float32", 1280, 800)
+    expect(page.locator(".candela-adj-stride")).to_have_text("(-28, 16)")
+    reasons = page.locator(".candela-fields").inner_text()
+    assert "-28" in reasons and "= -7" not in reasons and "-7 <" not in reasons
+    expect(page.locator(".candela-step-after")).to_contain_text("(-28, 16)")
+    page.locator(".candela-views .bk-events").first.click()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator(".candela-odometer-delta")).to_have_text("−28 bytes")
+
+
+def test_the_back_button_follows_the_url_without_reloading(page, explorer_server):
+    open_at(page, explorer_server, "?shape=3,4", 1280, 800)
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".transpose()")
+    ops.press("Enter")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    page.wait_for_function("() => location.search.includes('transpose')")
+    page.evaluate("window.__stayed = true")
+    page.go_back()
+    expect(page.locator(".candela-shape")).to_have_text("(3, 4)")
+    assert page.evaluate("window.__stayed === true"), "the page reloaded"
+    page.go_forward()
+    expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
+    assert page.evaluate("window.__stayed === true")
+
+
+def test_lesson_text_colours_read_at_4_5_to_1(page, explorer_server):
+    open_at(page, explorer_server, "?lesson=transpose&step=2", 1280, 800)
+    code = page.locator(".candela-lesson-text code").first
+    color = code.evaluate("e => getComputedStyle(e).color")
+    rgb = [int(v) for v in color[color.index("(") + 1 : color.index(")")].split(",")[:3]]
+    assert contrast_rgb(rgb, [255, 255, 255]) >= 4.5, color
+
+
+def contrast_rgb(a, b) -> float:
+    def lum(rgb):
+        lin = [
+            c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in rgb
+        ]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
