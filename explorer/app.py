@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import logging
+import weakref
 
 import panel as pn
 
@@ -309,6 +310,23 @@ def _served() -> bool:
     return pn.state.location is not None and doc is not None and doc.session_context is not None
 
 
+#: The explorer of each served page, so a failure in any callback is shown on its page.
+_PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def report_failure(exc: BaseException) -> None:
+    """Panel's handler for an exception in a callback: one log line and a message on the page.
+
+    Without it Panel logs the whole traceback for every failing request and the
+    page says nothing.
+    """
+    text = f"{type(exc).__name__}: {str(exc)[:300]}"
+    log.warning("callback failed: %s", text)
+    ex = _PAGES.get(pn.state.curdoc) if pn.state.curdoc is not None else None
+    if ex is not None:
+        ex.show_error(f"that did not work ({text}); the last good state stays")
+
+
 def app() -> pn.viewable.Viewable:
     """A fresh page per session (for ``pn.serve`` and the command line); it owns the URL.
 
@@ -317,6 +335,8 @@ def app() -> pn.viewable.Viewable:
     """
     ex = Explorer()
     if _served():
+        _PAGES[pn.state.curdoc] = ex
+        pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)
     return ex.__panel__()
 

@@ -296,3 +296,20 @@ def test_a_step_added_after_a_bad_edit_applies_to_the_state_on_screen():
     ex.shape = "3,-1"  # a bad shape, then a button: the step goes onto (3, 4) too
     ex.add_step(".transpose()")
     assert ex.error is None and ex.layout == Layout((3, 4)).transpose().narrow(0, 0, 2).transpose()
+
+
+def test_a_failing_callback_becomes_one_log_line_and_a_message_on_its_page(caplog):
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from explorer import app as A
+
+    doc = Document()
+    with set_curdoc(doc):
+        ex = Explorer()
+        A._PAGES[doc] = ex
+        with caplog.at_level("WARNING", logger="candela-explorer"):
+            A.report_failure(RecursionError("maximum recursion depth exceeded " + "x" * 5000))
+    (record,) = caplog.records
+    assert len(record.getMessage()) < 400 and "RecursionError" in record.getMessage()
+    assert "RecursionError" in ex.error and ex.layout.shape == (3, 4)
