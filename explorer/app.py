@@ -32,7 +32,7 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.style import CSS, PRESENTER_CSS, legend_html, title_html
+from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
@@ -105,6 +105,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
+        for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
+            if CSS not in obj.stylesheets:
+                obj.stylesheets = [*obj.stylesheets, CSS]
         self._show_error()
         self._render_text()
         self._apply_view_state()
@@ -277,8 +280,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             self.editor.step_view.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
             for obj in self._styled_objects():
-                sheets = [s for s in obj.stylesheets if s != PRESENTER_CSS]
-                obj.stylesheets = sheets + ([PRESENTER_CSS] if on else [])
+                classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
+                if on or len(classes) != len(obj.css_classes):
+                    obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             for view in self._views:
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]

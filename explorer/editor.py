@@ -116,6 +116,7 @@ class Editor:
                     value=arg.default,
                     width=150 if arg.kind != "int" else 80,
                     css_classes=[f"candela-arg-{op}-{i}"],
+                    stylesheets=[CSS],
                 )
                 for i, arg in enumerate(REGISTRY[op].args)
             ]

@@ -2,11 +2,12 @@
 
 The stylesheets live in ``.css`` files beside this module; Panel gives each pane
 and widget its own shadow root, so every one of them takes :data:`CSS`, and
-presenter mode adds :data:`PRESENTER_CSS` to each.
+presenter mode adds :data:`PRESENTER_CSS` to each and turns it on with a class.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import columns as C
@@ -18,11 +19,39 @@ _HERE = Path(__file__).parent
 RIGHT_COLOR = "#005A8C"
 WRONG_COLOR = "#A63C00"
 
+#: The class presenter mode puts on every pane and widget of the page.
+PRESENTER_CLASS = "candela-big"
+
+
+def _scoped(css: str, host: str) -> str:
+    # Each rule of ``css`` applied only inside hosts matching ``host``: ``:host`` becomes
+    # ``:host(host)``, any other selector ``:host(host) selector``.
+    rules = []
+    for selectors, body in re.findall(
+        r"([^{}]+)\{([^{}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    ):
+        scoped = [
+            f":host({host})" + sel.strip()[len(":host") :]
+            if sel.strip().startswith(":host")
+            else f":host({host}) {sel.strip()}"
+            for sel in selectors.split(",")
+        ]
+        rules.append(", ".join(scoped) + " {" + body + "}")
+    return "\n".join(rules)
+
+
+#: Presenter mode's rules, active only under :data:`PRESENTER_CLASS`. They are part of
+#: :data:`CSS`, which every pane and widget has from the start, and the mode only
+#: toggles the class: a stylesheet added to or removed from a drawn pane does not
+#: reliably reach the browser, a class does.
+PRESENTER_CSS = _scoped(
+    (_HERE / "presenter.css").read_text(encoding="utf-8"), "." + PRESENTER_CLASS
+)
+
 CSS = (_HERE / "page.css").read_text(encoding="utf-8") + (
     f".candela-verdict-right {{ color: {RIGHT_COLOR}; }}\n"
-    f".candela-verdict-wrong {{ color: {WRONG_COLOR}; }}\n"
+    f".candela-verdict-wrong {{ color: {WRONG_COLOR}; }}\n" + PRESENTER_CSS
 )
-PRESENTER_CSS = (_HERE / "presenter.css").read_text(encoding="utf-8")
 
 #: The marks of the figures, in the legend's order.
 LEGEND = (

@@ -135,20 +135,36 @@ class UrlSync:
         self.at_step = at_step
         self.show_error = show_error or st.show_error
         self.messages: list[str] = []
-        self.follow(location.search or "")
+        self._following = False  # while the state follows the URL, the URL is not rewritten
         st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
-        self.write()
+        self.follow(location.search or "")
+        self.write()  # the state on show, e.g. without the values the page fell back from
 
     def follow(self, search: str) -> None:
-        """Show the state ``search`` names (the page's first URL, or back and forward)."""
+        """Show the state ``search`` names (the page's first URL, or back and forward).
+
+        A key the query leaves out means its default (no pipeline, strides in
+        elements, no lesson, presenter off), so a link shows the same page
+        whatever was on screen before.
+        """
         updates, self.messages = read_query(search, self.state.start)
-        if "lesson" in updates or "shape" in updates or "ops" in updates:
+        query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
+        defaults = {"unit": "elements", "presenter": False, "lesson": ""}
+        if "lesson" not in query:
+            defaults["ops"] = ""  # a lesson link's step brings its own pipeline
+        for key, value in defaults.items():
+            if key not in query:
+                updates.setdefault(key, value)
+        self._following = True
+        try:
             # A lesson link names a step; its own shape and ops (if any) come after it.
             first = {k: updates.pop(k) for k in ("lesson", "step") if k in updates}
             if first:
                 self.state.param.update(**first)
-        if updates:
-            self.state.param.update(**updates)
+            if updates:
+                self.state.param.update(**updates)
+        finally:
+            self._following = False
         if self.messages:
             self.show_error("\n".join(self.messages))
         # The browser already shows this URL: record it without sending it back.
@@ -157,6 +173,8 @@ class UrlSync:
 
     def write(self, *events) -> None:
         """Write the state into the URL (a new history entry when it changed)."""
+        if self._following:
+            return
         search = query_for(self.state, self.at_step())
         if self.location.search != search:
             self.location.search = search

@@ -23,7 +23,7 @@ from explorer.app import PRESENTER_SCALE, Explorer
 from explorer.markup import lesson_html
 from explorer.pipeline import format_pipeline, parse
 from explorer.state import evaluate, parse_shape
-from explorer.style import PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
+from explorer.style import CSS, PRESENTER_CLASS, PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
 from explorer.url import query_for, read_query
 
 
@@ -223,8 +223,10 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     font = ex.figures.labels[0].glyph.text_font_size
     ex.presenter = True
     assert "candela-presenter" in root.css_classes
-    assert PRESENTER_CSS in ex.fields_pane.stylesheets
-    assert PRESENTER_CSS in ex.classroom.question_pane.stylesheets
+    for pane in (ex.fields_pane, ex.classroom.question_pane):
+        assert (
+            PRESENTER_CSS in CSS and CSS in pane.stylesheets and PRESENTER_CLASS in pane.css_classes
+        )
     # cells (and so figures) grow by the scale, to within a pixel a cell
     assert ex.figures.logical_figure.width >= (PRESENTER_SCALE - 0.1) * (size[0] - 8)
     assert ex.figures.labels[0].glyph.text_font_size != font
@@ -237,7 +239,7 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
-    assert PRESENTER_CSS not in ex.fields_pane.stylesheets
+    assert PRESENTER_CLASS not in ex.fields_pane.css_classes
     assert (
         ex.figures.logical_figure.width
         == Explorer(shape=(3, 4), ops=".transpose().transpose()").figures.logical_figure.width

@@ -62,16 +62,19 @@ def test_presenter_mode_looks_the_same_however_it_was_reached(page, explorer_ser
     open_at(page, explorer_server, "?lesson=transpose&step=2&presenter=true", 1280, 720)
     size_on = page.locator(".candela-question").evaluate("e => getComputedStyle(e).fontSize")
     page.locator(".candela-presenter-toggle input").click()
-    expect(page.locator(".candela-presenter")).to_have_count(0)
+    expect(page.locator(".candela-presenter")).to_have_count(0, timeout=15000)
+    expect(page.locator(".candela-question")).not_to_have_css("font-size", size_on)
     size_off = page.locator(".candela-question").evaluate("e => getComputedStyle(e).fontSize")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.locator(".candela-presenter-toggle input").click()
-    expect(page.locator(".candela-presenter")).to_have_count(1)
+    expect(page.locator(".candela-presenter")).to_have_count(1, timeout=15000)
     expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
     assert size_off != size_on
     open_at(page, explorer_server, "?lesson=transpose&step=2", 1280, 720)
     expect(page.locator(".candela-question")).to_have_css("font-size", size_off)
-    page.locator(".candela-presenter-toggle input").click()
+    page.locator(".candela-keys").wait_for()  # the page's scripts are running
+    page.locator(".candela-presenter-toggle input").check()
+    expect(page.locator(".candela-presenter")).to_have_count(1, timeout=15000)
     expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
 
 
