@@ -72,7 +72,11 @@ class _View:
             ex.controls, views, ex.lesson_area, flex_wrap="wrap", gap="8px 16px"
         )
         self.root = pn.Column(
-            ex.title, self.columns, css_classes=["candela-explorer"], sizing_mode="stretch_width"
+            ex.title,
+            self.columns,
+            css_classes=["candela-explorer"],
+            sizing_mode="stretch_width",
+            margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
         )
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:

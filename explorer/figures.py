@@ -315,7 +315,7 @@ class Figures:
             text="",
             name="odometer",
             syncable=False,
-            width=560,
+            sizing_mode="stretch_width",  # as wide as its column, wrapping its text
             height=44,
             styles={"font-size": "14px"},
             css_classes=["candela-odometer-box"],
@@ -389,9 +389,7 @@ class Figures:
             widget.update(
                 tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
             )
-        self.odometer.update(
-            styles={"font-size": f"{px}px"}, height=round(44 * factor), width=round(560 * factor)
-        )
+        self.odometer.update(styles={"font-size": f"{px}px"}, height=round(44 * factor))
 
     def set_unit(self, unit: str) -> None:
         """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""

@@ -365,6 +365,19 @@ def test_lab_draws_both_explorers_with_the_network_cut_off(lab):
     assert_offline_and_clean(offline)
 
 
+def test_each_explorer_fits_its_output_area_with_no_sideways_scroll(lab):
+    _, page, _ = lab
+    for i in range(2):
+        ex = explorers(page).nth(i)
+        # The output area's width (about 950 px in a 1280 px window) bounds the explorer.
+        area = ex.evaluate("e => e.closest('.jp-OutputArea-output').getBoundingClientRect().width")
+        width = ex.evaluate("e => e.getBoundingClientRect().width")
+        overflow = ex.evaluate(
+            "e => { const o = e.closest('.jp-OutputArea-output'); return o.scrollWidth - o.clientWidth }"
+        )
+        assert width <= area + 1 and overflow <= 1, (i, width, area, overflow)
+
+
 def press_right_in(page, i: int) -> list[str]:
     """Click inside explorer ``i``'s figure, press ArrowRight; the odometers before."""
     before = odometers(page)

@@ -8,6 +8,7 @@ connection goes to 127.0.0.1 only, whatever address the server listens on.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import re
 import signal
@@ -92,7 +93,9 @@ def websocket(port: int, origin: str, token: str) -> object:
         finally:
             conn.close()
 
-    return asyncio.run(go())
+    # In a thread of its own: Playwright's sync API may hold this thread's event loop.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, go()).result()
 
 
 def accepted(reply: object) -> bool:
