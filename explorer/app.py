@@ -98,9 +98,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def __init__(self, **params) -> None:
         super().__init__(**params)
         self._build_panes()
-        self.keys = Keys(on_key=None, on_history=None, sizing_mode="stretch_width")
+        self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
-        self.keys._on_key = self.classroom.on_key
+        self.keys.on_key = self.classroom.on_key
         self.lesson_area.objects = [self.classroom.panel, self.keys]
         self._views: list[_View] = []
         self._view = self._new_view()
@@ -138,7 +138,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             location = location if location is not None else Location(search=search or "")
             self.url = UrlSync(self, location, at_step=self.classroom.at_step)
             self.keys.param.update(follow_history=True)
-            self.keys._on_history = self.url.follow
+            self.keys.on_history = self.url.follow
         elif search is not None:
             self.url.follow(search)
         found = [*self.url.messages, self.classroom.message or ""]

@@ -44,14 +44,16 @@ class Keys(JSComponent):
         params.setdefault("stylesheets", [CSS])
         params.setdefault("css_classes", ["candela-keys-help"])
         super().__init__(**params)
-        self._on_key = on_key
-        self._on_history = on_history
+        #: Called with "next" or "previous" (the n and p keys); set it once the lesson exists.
+        self.on_key = on_key
+        #: Called with the query string the back or forward button brought.
+        self.on_history = on_history
 
     def _handle_msg(self, msg: Any) -> None:
         if not isinstance(msg, dict):
             return
         key, search = msg.get("key"), msg.get("search")
-        if key in ("next", "previous") and self._on_key is not None:
-            self._on_key(key)
-        elif isinstance(search, str) and len(search) <= 8192 and self._on_history is not None:
-            self._on_history(search)
+        if key in ("next", "previous") and self.on_key is not None:
+            self.on_key(key)
+        elif isinstance(search, str) and len(search) <= 8192 and self.on_history is not None:
+            self.on_history(search)
