@@ -14,12 +14,15 @@ view's own frames source, never in a global keyed by model ids.
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 from bokeh.core.properties import value
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
+    AllIndices,
     Button,
     ColumnDataSource,
     CustomJS,
@@ -27,7 +30,9 @@ from bokeh.models import (
     HoverTool,
     InlineStyleSheet,
     Range1d,
+    Selection,
     Slider,
+    UnionRenderers,
 )
 from bokeh.plotting import figure
 
@@ -38,8 +43,9 @@ TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
 #: Cell sizes, in px at scale 1: as large as the space allows within these.
 MIN_CELL, MAX_CELL = 16, 46
-#: The widest a figure is drawn at scale 1: both fit a 950 px notebook output.
-LOGICAL_MAX_PX, BUFFER_MAX_PX = 560, 600
+#: The widest a figure is drawn at scale 1: the figures' column is 528 px wide on a
+#: 1280 px screen. A grid too wide for it at MIN_CELL scrolls inside its panel.
+LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 
 #: Label glyphs: (text column, x, y, align, baseline, px at scale 1, y_offset, bold,
 #: the smallest cell in px the label shows in). Labels shrink with their cells and drop
@@ -60,6 +66,7 @@ _FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
 def _figure(name: str) -> figure:
     fig = figure(
         name=name,
+        title=None,  # no Title model: the headings above the figures name them
         width=300,
         height=120,
         x_range=Range1d(-0.5, 0.5),
@@ -74,32 +81,77 @@ def _figure(name: str) -> figure:
         # canvas back, which held the traversal to ~39 paints/s at 4,096 cells; canvas
         # keeps 60 (benchmarks/bench_explorer.py).
         output_backend="canvas",
+        # Never squeezed to its column (which stretched cells out of square): a figure
+        # wider than its panel keeps its size and scrolls inside the panel.
+        styles={"max-width": "none"},
     )
     return fig
 
 
-#: The rings of a frame, outermost first: (colour or None for the mark's own, extra width).
+#: The rings of a frame, outermost first: (colour, or None for the mark's own; extra px).
 #: Black and white together stand out on every cell colour (at least 4.5:1 for one of
 #: them); the mark's colour inside says which mark it is.
 FRAME_RINGS = (("#000000", 4), ("#FFFFFF", 2), (None, 0))
+#: Each mark's colour and the width of its own (innermost) ring in px, drawn in this
+#: order (the cursor on top).
+MARKS = {"hover": (C.HOVER, 2), "cursor": (C.CURSOR, 3)}
+#: Below this cell size (px) a frame is drawn thicker and around the cell, not on it:
+#: a 3 px ring on a 16 px cell was a few pixels a projector loses.
+SMALL_CELL = 30
 
 
-def _frame(fig: figure, source: ColumnDataSource, color: str, width: float) -> list:
-    # A cell-sized frame over the cells at the source's x, y (the cursor, a hover link).
-    return [
-        fig.rect(
-            "x",
-            "y",
-            width=0.97,
-            height=0.97,
-            source=source,
-            fill_alpha=0,
-            level="overlay",
-            line_color=ring or color,
-            line_width=width + extra,
-        )
-        for ring, extra in FRAME_RINGS
-    ]
+def frame_rings(cell: float) -> dict:
+    """How each mark's frame is drawn on cells of ``cell`` px: its size (in cells, the
+    ring's centre line) and its rings as ``[colour, px]``, outermost first.
+
+    On big cells the frame sits on the cell's edge. On small ones it is thicker and
+    drawn around the cell, so the cell's own colour still shows inside it.
+    """
+    small = 0 < cell < SMALL_CELL
+    out = {}
+    for mark, (color, width) in MARKS.items():
+        width += 2 if small else 0
+        rings = [[ring or color, width + extra] for ring, extra in FRAME_RINGS]
+        size = 1 + width / cell if small else 0.97
+        out[mark] = {"size": round(size, 4), "rings": rings}
+    return out
+
+
+def mark_rows(cells: dict, rings: dict) -> dict:
+    """The rows of a figure's marks source: every ring of every marked cell.
+
+    ``cells`` maps a mark (``"hover"``, ``"cursor"``) to its cells as ``(x, y, k, pos)``;
+    ``traverse.mjs`` builds the same rows in the browser (its ``markRows``).
+    """
+    rows = {key: [] for key in MARK_KEYS}
+    for mark in MARKS:
+        spec = rings[mark]
+        for x, y, k, pos in cells.get(mark, ()):
+            for ring, (color, width) in enumerate(spec["rings"]):
+                for key, v in zip(
+                    MARK_KEYS, (x, y, spec["size"], width, color, mark, ring, k, pos)
+                ):
+                    rows[key].append(v)
+    return rows
+
+
+#: The columns of a marks source: one row per ring of a marked cell.
+MARK_KEYS = ("x", "y", "size", "line", "color", "mark", "ring", "k", "pos")
+
+
+def _frames(fig: figure, source: ColumnDataSource):
+    # Every ring of every mark of a figure in one glyph: rows draw in order, outer first.
+    return fig.rect(
+        "x",
+        "y",
+        width="size",
+        height="size",
+        source=source,
+        fill_alpha=0,
+        level="overlay",
+        line_color="color",
+        line_width="line",
+    )
 
 
 def _set_data(source: ColumnDataSource, data: dict) -> None:
@@ -126,7 +178,8 @@ def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: flo
     Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
     wider, and scrolls inside its panel.
     """
-    cell = scale * max(MIN_CELL, min(MAX_CELL, max_px / max(cols, 1), 520 / max(rows, 1)))
+    room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
+    cell = scale * max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = int(cell * (cols + 0.2)) + 8
@@ -152,16 +205,24 @@ class Figures:
         self._build_logical()
         self._build_buffer()
         self._build_traversal()
+        every = AllIndices()  # a filter holds no state: one serves every renderer
         for fig in (self.logical_figure, self.buffer_figure):
             for renderer in fig.renderers:
                 # Nothing is ever selected or muted: two glyph models fewer per renderer.
                 renderer.update(nonselection_glyph=None, muted_glyph=None)
+                renderer.view.filter = every
 
     # ------------------------------------------------------------------ models
 
     def _build_sources(self) -> None:
+        # Nothing is ever selected: one (empty) selection and policy serve every source.
+        selected, policy = Selection(), UnionRenderers()
+
         def source(keys, name, syncable=True):
-            return ColumnDataSource({k: [] for k in keys}, name=name, syncable=syncable)
+            data = {k: [] for k in keys}
+            return ColumnDataSource(
+                data, name=name, syncable=syncable, selected=selected, selection_policy=policy
+            )
 
         self.logical_source = source(C.LOGICAL_KEYS, "logical-source")
         self.buffer_source = source(C.BUFFER_KEYS, "buffer-source")
@@ -171,13 +232,12 @@ class Figures:
         self.buffer_labels_source = source(C.BUFFER_LABEL_KEYS, "buffer-labels-source")
         self.offset_source = source(("x", "y"), "offset-source")
         # Written by the browser every frame or hover; never sent back to the server.
-        self.cursor_logical = source(("x", "y", "k"), "cursor-logical-source", False)
-        self.cursor_buffer = source(("x", "y", "pos"), "cursor-buffer-source", False)
+        # The cursor's and the hover's frames, every ring a row (see mark_rows).
+        self.marks_logical = source(MARK_KEYS, "marks-logical-source", False)
+        self.marks_buffer = source(MARK_KEYS, "marks-buffer-source", False)
         self.jump_source = source(
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
-        self.hover_logical = source(("x", "y"), "hover-logical-source", False)
-        self.hover_buffer = source(("x", "y"), "hover-buffer-source", False)
 
     def _labels(self, fig: figure, source: ColumnDataSource, specs) -> list:
         out = []
@@ -224,8 +284,7 @@ class Figures:
             text_baseline="middle",
             text_color="#333333",
         )
-        self.frames = _frame(lf, self.hover_logical, C.HOVER, 2)
-        self.frames += _frame(lf, self.cursor_logical, C.CURSOR, 3)
+        self.frames = [_frames(lf, self.marks_logical)]
 
     def _build_buffer(self) -> None:
         bf = self.buffer_figure = _figure("buffer-figure")
@@ -261,8 +320,7 @@ class Figures:
             text_color=C.OFFSET,
             x_offset=8,
         )
-        self.frames += _frame(bf, self.hover_buffer, C.HOVER, 2)
-        self.frames += _frame(bf, self.cursor_buffer, C.CURSOR, 3)
+        self.frames.append(_frames(bf, self.marks_buffer))
         bf.bezier(
             "x0",
             "y0",
@@ -327,46 +385,43 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
-        args = dict(
+        tooltips = self._tooltips(concealed=False)
+        self.hover_tools = {
+            "logical": HoverTool(renderers=[self.logical_cells], tooltips=tooltips["logical"]),
+            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tooltips["buffer"]),
+        }
+        # One callback for everything the browser does: traverse.mjs tells what happened
+        # by the model that called it, so its code is sent (and saved in a page) once.
+        traverse = CustomJS.from_file(
+            TRAVERSE_JS,
             logical=self.logical_source,
             buffer=self.buffer_source,
             frames=self.frames_source,
-            cursor_logical=self.cursor_logical,
-            cursor_buffer=self.cursor_buffer,
+            marks_logical=self.marks_logical,
+            marks_buffer=self.marks_buffer,
             jump=self.jump_source,
             odometer=self.odometer,
             slider=self.frame_slider,
             speed=self.speed_slider,
+            back=self.buttons["back"],
             play=self.buttons["toggle"],
-            hover_logical=self.hover_logical,
-            hover_buffer=self.hover_buffer,
+            step=self.buttons["forward"],
+            hover_logical=self.hover_tools["logical"],
+            hover_buffer=self.hover_tools["buffer"],
+            logical_figure=self.logical_figure,
+            buffer_figure=self.buffer_figure,
             forward=C.FORWARD,
             backward=C.BACKWARD,
         )
-
-        def js(action: str) -> CustomJS:
-            return CustomJS.from_file(TRAVERSE_JS, action=action, **args)
-
-        for action, button in self.buttons.items():
-            button.js_on_click(js(action))
-        self.frame_slider.js_on_change("value", js("scrub"))
-        self.speed_slider.js_on_change("value", js("speed"))
-        self.frames_source.js_on_change("data", js("reset"))
-        self.frames_source.js_on_change("tags", js("redraw"))
-        self.logical_figure.add_tools(
-            HoverTool(
-                renderers=[self.logical_cells],
-                callback=js("hover-logical"),
-                tooltips=[("index", "@index"), ("value", "@value"), ("position", "@pos")],
-            )
-        )
-        self.buffer_figure.add_tools(
-            HoverTool(
-                renderers=[self.buffer_cells],
-                callback=js("hover-buffer"),
-                tooltips=[("position", "@pos"), ("value", "@value"), ("reads", "@reads")],
-            )
-        )
+        for button in self.buttons.values():
+            button.js_on_click(traverse)
+        self.frame_slider.js_on_change("value", traverse)
+        self.speed_slider.js_on_change("value", traverse)
+        self.frames_source.js_on_change("data", traverse)
+        self.frames_source.js_on_change("tags", traverse)
+        for name, tool in self.hover_tools.items():
+            tool.callback = traverse
+            getattr(self, f"{name}_figure").add_tools(tool)
         self.traversal = bk_column(
             bk_row(*self.buttons.values(), self.speed_slider),
             self.frame_slider,
@@ -393,9 +448,15 @@ class Figures:
 
     def set_unit(self, unit: str) -> None:
         """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
-        tags = [{"scale": DTYPE_BYTES.get(unit, 1), "unit": unit}]
-        if self.frames_source.tags != tags:
-            self.frames_source.tags = tags
+        self._set_tags(unit=unit, scale=DTYPE_BYTES.get(unit, 1))
+
+    def _set_tags(self, **changes) -> None:
+        # What the browser's drawing needs besides the columns, on the frames source's
+        # tags: the unit, each figure's frame rings and text alternative, concealment.
+        old = self.frames_source.tags[0] if self.frames_source.tags else {}
+        new = {**old, **changes}
+        if new != old:
+            self.frames_source.tags = [new]
 
     def render(self, cols: C.Columns, layout, unit: str = "elements") -> None:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
@@ -404,10 +465,6 @@ class Figures:
         _set_data(self.logical_labels_source, C.pad_rows(cols.logical_labels, C.LABEL_LIMIT))
         _set_data(self.buffer_labels_source, C.pad_rows(cols.buffer_labels, C.LABEL_LIMIT))
         _set_data(self.tiles_source, cols.tiles)
-        self.set_unit(unit)
-        self.frames_source.data = cols.frames  # always: its change restarts the traversal
-        n = len(cols.frames["pos"])
-        self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         off = layout.offset
         if not cols.summary and len(cols.buffer["pos"]) and layout.len:
             offset = {"x": [cols.buffer["x"][off]], "y": [cols.buffer["y"][off] - 0.62]}
@@ -415,20 +472,55 @@ class Figures:
             offset = {"x": [], "y": []}
         if self.offset_source.data != offset:
             self.offset_source.data = offset
-        self._draw_first_frame(cols, n)
-        cells = {}
+        cells = {"logical": 0.0, "buffer": 0.0}
         if not cols.summary:
             grid = cols.grid
             top = 0.9 if len(grid.shape) > 2 else 0.0
-            cells["logical-figure"] = fit(
+            cells["logical"] = fit(
                 self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale
             )
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above for the jump arcs, and below for the offset marker.
-            cells["buffer-figure"] = fit(
+            cells["buffer"] = fit(
                 self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale
             )
-        self._size_labels(cols, cells)
+        # Each figure's text alternative begins with what it is; the browser adds the
+        # current element. While a question waits it says only that (no shape or count).
+        alt = {
+            "logical": f"Logical grid, shape {tuple(layout.shape)}",
+            "buffer": f"Memory buffer, {len(cols.buffer['pos'])} cells",
+        }
+        wait = "the current element shows once the question is answered"
+        alt["hidden"] = {"logical": f"Logical grid: {wait}", "buffer": f"Memory buffer: {wait}"}
+        self._set_tags(
+            unit=unit,
+            scale=DTYPE_BYTES.get(unit, 1),
+            rings={fig: frame_rings(cell) for fig, cell in cells.items()},
+            alt=alt,
+            concealed=self.concealed,
+        )
+        self._set_tooltips()
+        self.frames_source.data = cols.frames  # always: its change restarts the traversal
+        n = len(cols.frames["pos"])
+        self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
+        self._draw_first_frame(cols, n)
+        self._size_labels(cols, {f"{fig}-figure": cell for fig, cell in cells.items()})
+
+    @staticmethod
+    def _tooltips(concealed: bool) -> dict:
+        # While a question waits, hover names no buffer position or read count.
+        logical = [("index", "@index"), ("value", "@value")]
+        buffer = [("value", "@value")]
+        if not concealed:
+            logical.append(("position", "@pos"))
+            buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
+        return {"logical": logical, "buffer": buffer}
+
+    def _set_tooltips(self) -> None:
+        for name, tips in self._tooltips(self.concealed).items():
+            tool = self.hover_tools[name]
+            if [tuple(t) for t in tool.tooltips] != tips:
+                tool.tooltips = tips
 
     def _size_labels(self, cols: C.Columns, cells: dict[str, float]) -> None:
         # Each label as large as its cell allows (up to its size at this scale), or hidden.
@@ -446,26 +538,28 @@ class Figures:
             _show(self.tile_labels, font >= 7, font)
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
-        # Frame 0, so the page shows a cursor before any script runs.
+        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+        tags = self.frames_source.tags[0]
+        cells: dict[str, dict] = {"logical": {}, "buffer": {}}
         if n:
             p = int(cols.frames["pos"][0])
-            self.cursor_logical.data = {
-                "x": [cols.logical["x"][0]],
-                "y": [cols.logical["y"][0]],
-                "k": [0],
-            }
-            self.cursor_buffer.data = {
-                "x": [cols.buffer["x"][p]],
-                "y": [cols.buffer["y"][p]],
-                "pos": [p],
-            }
-        else:
-            self.cursor_logical.data = {"x": [], "y": [], "k": []}
-            self.cursor_buffer.data = {"x": [], "y": [], "pos": []}
+            cells["logical"]["cursor"] = [(cols.logical["x"][0], cols.logical["y"][0], 0, p)]
+            cells["buffer"]["cursor"] = [(cols.buffer["x"][p], cols.buffer["y"][p], 0, p)]
+        for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
+            source.data = mark_rows(cells[fig], tags["rings"][fig])
         self.jump_source.data = {k: [] for k in self.jump_source.data}
-        self.hover_logical.data = {"x": [], "y": []}
-        self.hover_buffer.data = {"x": [], "y": []}
         self.odometer.text = odometer_start(cols)
+        where = _plain_text(self.odometer.text)
+        for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):
+            alt = tags["alt"]
+            label = alt["hidden"][fig] if self.concealed else f"{alt[fig]}: {where}"
+            attrs = {"role": "img", "aria-label": label}
+            if figure_.html_attributes != attrs:
+                figure_.html_attributes = attrs
+
+
+def _plain_text(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
 def odometer_start(cols: C.Columns) -> str:

@@ -115,6 +115,11 @@ function conceal(args, drawing, concealed) {
   })
   label(args.tile_labels, drawing.tile_labels, false)
   args.odometer.visible = !concealed
+  const tips = args.tooltips[String(concealed)]
+  args.hover_logical.tooltips = tips.logical
+  args.hover_buffer.tooltips = tips.buffer
+  const tags = args.frames_source.tags?.[0]
+  if (tags && tags.concealed !== concealed) args.frames_source.tags = [{...tags, concealed}]
   args.fields.visible = !concealed
   args.fields_heading.visible = !concealed
   args.state.text = `<div class="candela-export-state">${drawing.pipeline}${concealed ? "" : drawing.layout}</div>`
@@ -135,20 +140,19 @@ function padRows(data, n) {
 // Swap a drawing's data into the page's figures.
 function draw(args, drawing, concealed) {
   const names = ["logical_source", "buffer_source", "tiles_source", "logical_labels_source",
-    "buffer_labels_source", "offset_source", "cursor_logical", "cursor_buffer"]
+    "buffer_labels_source", "offset_source", "marks_logical", "marks_buffer"]
   const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
   args.jump_source.data = empty(args.jump_source)
-  args.hover_logical.data = {x: [], y: []}
-  args.hover_buffer.data = {x: [], y: []}
   for (const name of names) {
     const data = drawing.sources[name]
     args[name].data = name.endsWith("labels_source") ? padRows(data, drawing.pad) : {...data}
   }
+  // The tags (unit, frame rings, text alternative, concealment) before the new walk.
+  args.frames_source.tags = [{...drawing.tags[0], concealed}]
   // Last: a new walk restarts the traversal (traverse.mjs "reset"), on the data above.
   // Emptied first, so that a step with the very same walk restarts it too.
   args.frames_source.data = Object.fromEntries(Object.keys(args.frames_source.data).map((k) => [k, []]))
   args.frames_source.data = {...drawing.sources.frames_source}
-  args.frames_source.tags = drawing.tags
   const fit = (fig, [x0, x1, y0, y1, width, height]) => {
     fig.x_range.setv({start: x0, end: x1})
     fig.y_range.setv({start: y0, end: y1})

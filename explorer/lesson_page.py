@@ -76,8 +76,8 @@ _SOURCES = (
     "logical_labels_source",
     "buffer_labels_source",
     "offset_source",
-    "cursor_logical",
-    "cursor_buffer",
+    "marks_logical",
+    "marks_buffer",
     "frames_source",
 )
 
@@ -383,8 +383,10 @@ class _Page:
             store=self.store,
             **{name: getattr(f, name) for name in _SOURCES},
             jump_source=f.jump_source,
-            hover_logical=f.hover_logical,
-            hover_buffer=f.hover_buffer,
+            hover_logical=f.hover_tools["logical"],
+            hover_buffer=f.hover_tools["buffer"],
+            # Hover names no position while a question waits (see Figures._tooltips).
+            tooltips={str(c).lower(): f._tooltips(c) for c in (False, True)},
             logical_figure=f.logical_figure,
             buffer_figure=f.buffer_figure,
             slider=f.frame_slider,

@@ -27,6 +27,20 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: A browser-side function ``(m) => (figure, mark) => cells``: given a model finder
+#: ``m(name)``, the cells a mark (``"cursor"``, ``"hover"``) frames in a figure
+#: (``"logical"``, ``"buffer"``), as columns ``x``, ``y``, ``k``, ``pos`` with one
+#: entry per cell (a marks source has a row per ring).
+MARKS_JS = """(m) => (fig, kind) => {
+  const d = m(`marks-${fig}-source`).data, out = {x: [], y: [], k: [], pos: []};
+  for (let i = 0; i < d.mark.length; i++) {
+    if (d.mark[i] !== kind || d.ring[i] !== 0) continue;
+    for (const key of Object.keys(out)) out[key].push(d[key][i]);
+  }
+  return out;
+}"""
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as sock:

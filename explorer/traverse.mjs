@@ -1,7 +1,7 @@
 // Candela Explorer, in the browser: the traversal animation and hover linking.
 //
-// Every callback of the page runs this one module; `args.action` says which
-// (toggle, back, forward, scrub, speed, reset, redraw, hover-logical, hover-buffer).
+// Every callback of a view is this one module; the model that called it says what
+// happened (a button, a slider, the frames source, a hover tool): see `actionOf`.
 // All frames are precomputed on the server into `args.frames` (one row per
 // logical element in walk order: pos, prev, axis, delta); row k of
 // `args.logical` is logical element k and row p of `args.buffer` is buffer
@@ -11,7 +11,79 @@
 // starts afresh. Model ids are not used: they repeat across documents.
 
 function stateOf(args) {
-  return (args.frames.__candela ??= {timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false})
+  return (args.frames.__candela ??= {
+    timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false, data: null,
+    // The cells each mark frames, per figure: [x, y, k, pos] each.
+    marks: {logical: {hover: [], cursor: []}, buffer: {hover: [], cursor: []}},
+  })
+}
+
+// What happened, from the model that called: the frames source's data is new
+// frames from the server (reset); the same data with new tags is a new unit,
+// ring size or concealment (redraw).
+function actionOf(args, obj, st) {
+  switch (obj?.origin ?? obj) { // a click comes as the event, its origin the button
+    case args.back: return "back"
+    case args.play: return "toggle"
+    case args.step: return "forward"
+    case args.slider: return "scrub"
+    case args.speed: return "speed"
+    case args.hover_logical: return "hover-logical"
+    case args.hover_buffer: return "hover-buffer"
+    case args.frames:
+      if (obj.data !== st.data) {
+        st.data = obj.data
+        return "reset"
+      }
+      return "redraw"
+  }
+  return null
+}
+
+function tagsOf(args) {
+  return args.frames.tags?.[0] ?? {}
+}
+
+// The frames' rows of one figure (figures.mark_rows builds the same on the server).
+const MARK_ORDER = ["hover", "cursor"]
+const DEFAULT_RINGS = {size: 0.97, rings: [["#000000", 7], ["#FFFFFF", 5], [null, 3]]}
+
+function paintMarks(args, st, fig) {
+  const rows = {x: [], y: [], size: [], line: [], color: [], mark: [], ring: [], k: [], pos: []}
+  const spec = tagsOf(args).rings?.[fig] ?? {}
+  for (const mark of MARK_ORDER) {
+    const {size, rings} = spec[mark] ?? DEFAULT_RINGS
+    for (const [x, y, k, pos] of st.marks[fig][mark]) {
+      rings.forEach(([color, width], ring) => {
+        rows.x.push(x); rows.y.push(y); rows.size.push(size); rows.line.push(width)
+        rows.color.push(color); rows.mark.push(mark); rows.ring.push(ring)
+        rows.k.push(k); rows.pos.push(pos)
+      })
+    }
+  }
+  args[`marks_${fig}`].data = rows
+}
+
+function setMarks(args, st, mark, logical, buffer) {
+  st.marks.logical[mark] = logical
+  st.marks.buffer[mark] = buffer
+  paintMarks(args, st, "logical")
+  paintMarks(args, st, "buffer")
+}
+
+// Each figure's text alternative: what it is, and the current element as the odometer
+// says it (while a question waits, only that it is hidden, as the odometer is).
+function describe(args, text) {
+  const tags = tagsOf(args)
+  const plain = text.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&amp;/g, "&")
+  for (const fig of ["logical", "buffer"]) {
+    const label = tags.concealed ? tags.alt?.hidden?.[fig] : `${tags.alt?.[fig] ?? fig}: ${plain}`
+    const el = globalThis.Bokeh?.index?.find_one?.(args[`${fig}_figure`])?.el
+    if (el != null) {
+      el.setAttribute("role", "img")
+      el.setAttribute("aria-label", label)
+    }
+  }
 }
 
 // Strides, adj_strides and jumps in the unit the page shows (elements, or bytes).
@@ -37,7 +109,9 @@ function escape(text) {
 // which cost three times a whole frame of cells at 4,096 cells. So while playing, write
 // the Div's own element and the model (which tests and scripts read) with the slider,
 // at most every 100 ms; `sync` writes the model now.
-function setOdometer(odometer, html, sync) {
+function setOdometer(args, html, sync) {
+  const odometer = args.odometer
+  describe(args, html)
   if (!sync) {
     const el = globalThis.Bokeh?.index?.find_one?.(odometer)?.markup_el
     if (el != null) {
@@ -50,13 +124,15 @@ function setOdometer(odometer, html, sync) {
 
 // Draw frame k: both cursors, the jump arc over the buffer and the odometer.
 export function render(args, k, sync = true) {
-  const {logical, buffer, frames, cursor_logical, cursor_buffer, jump, odometer} = args
+  const {logical, buffer, frames, jump} = args
+  const st = stateOf(args)
   const n = count(args)
   if (n === 0 || logical.data.x.length !== n) {
-    cursor_logical.data = {x: [], y: [], k: []}
-    cursor_buffer.data = {x: [], y: [], pos: []}
+    setMarks(args, st, "cursor", [], [])
     jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
-    odometer.text = n === 0 ? '<span class="candela-odometer" role="status">no elements to walk</span>' : odometer.text
+    if (n === 0) {
+      setOdometer(args, '<span class="candela-odometer" role="status">no elements to walk</span>', true)
+    }
     return
   }
   k = clamp(k, n)
@@ -64,8 +140,8 @@ export function render(args, k, sync = true) {
   const prev = frames.data.prev[k]
   const axis = frames.data.axis[k]
   const delta = frames.data.delta[k]
-  cursor_logical.data = {x: [logical.data.x[k]], y: [logical.data.y[k]], k: [k]}
-  cursor_buffer.data = {x: [buffer.data.x[pos]], y: [buffer.data.y[pos]], pos: [pos]}
+  setMarks(args, st, "cursor", [[logical.data.x[k], logical.data.y[k], k, pos]],
+    [[buffer.data.x[pos], buffer.data.y[pos], k, pos]])
 
   if (k > 0 && delta !== 0) {
     const x0 = buffer.data.x[prev], row0 = buffer.data.y[prev]
@@ -105,7 +181,7 @@ export function render(args, k, sync = true) {
       `<span class="candela-odometer-delta">${amount}</span> = adj_stride[${axis}] ` +
       `(${word}) · position ${prev} → <b>${pos}</b>`
   }
-  setOdometer(odometer,
+  setOdometer(args,
     `<span class="candela-odometer" role="status">element ${k + 1} of ${n} · index ` +
     `<b class="candela-odometer-index">${index}</b> · ${step}</span>`, sync)
 }
@@ -160,44 +236,38 @@ function play(args, st) {
   st.timer = requestAnimationFrame(tick)
 }
 
-function hoverLogical(args, indices) {
-  const {logical, buffer, hover_logical, hover_buffer} = args
+function hoverLogical(args, st, indices) {
+  const {logical, buffer} = args
   if (indices.length === 0) {
-    hover_logical.data = {x: [], y: []}
-    hover_buffer.data = {x: [], y: []}
+    setMarks(args, st, "hover", [], [])
     return
   }
   const k = indices[0]
   const pos = logical.data.pos[k]
-  hover_logical.data = {x: [logical.data.x[k]], y: [logical.data.y[k]]}
-  hover_buffer.data = {x: [buffer.data.x[pos]], y: [buffer.data.y[pos]]}
+  setMarks(args, st, "hover", [[logical.data.x[k], logical.data.y[k], k, pos]],
+    [[buffer.data.x[pos], buffer.data.y[pos], -1, pos]])
 }
 
-function hoverBuffer(args, indices) {
-  const {logical, buffer, hover_logical, hover_buffer} = args
+function hoverBuffer(args, st, indices) {
+  const {logical, buffer} = args
   if (indices.length === 0) {
-    hover_logical.data = {x: [], y: []}
-    hover_buffer.data = {x: [], y: []}
+    setMarks(args, st, "hover", [], [])
     return
   }
   const p = indices[0]
-  const xs = [], ys = []
+  const cells = []
   const pos = logical.data.pos
   for (let k = 0; k < pos.length; k++) {
-    if (pos[k] === p) {
-      xs.push(logical.data.x[k])
-      ys.push(logical.data.y[k])
-    }
+    if (pos[k] === p) cells.push([logical.data.x[k], logical.data.y[k], k, p])
   }
-  hover_logical.data = {x: xs, y: ys}
-  hover_buffer.data = {x: [buffer.data.x[p]], y: [buffer.data.y[p]]}
+  setMarks(args, st, "hover", cells, [[buffer.data.x[p], buffer.data.y[p], -1, p]])
 }
 
 export default function (args, obj, data) {
   const st = stateOf(args)
   const slider = args.slider
   const n = count(args)
-  switch (args.action) {
+  switch (actionOf(args, obj, st)) {
     case "toggle":
       if (st.timer !== null) {
         stop(args, st)
@@ -227,17 +297,21 @@ export default function (args, obj, data) {
       // New frames from the server: the other sources may land later in the same
       // message, so draw once the message is applied.
       stop(args, st)
+      st.marks.logical.hover = []  // the cells hovered belong to the old walk
+      st.marks.buffer.hover = []
       setTimeout(() => show(args, st, 0, true), 0)
       break
     case "redraw":
-      // The unit changed: write the current frame again in it.
+      // The unit, the rings' size or the concealment changed: draw the frame again.
       render(args, st.frame)
+      paintMarks(args, st, "logical")
+      paintMarks(args, st, "buffer")
       break
     case "hover-logical":
-      hoverLogical(args, data?.index?.indices ?? [])
+      hoverLogical(args, st, data?.index?.indices ?? [])
       break
     case "hover-buffer":
-      hoverBuffer(args, data?.index?.indices ?? [])
+      hoverBuffer(args, st, data?.index?.indices ?? [])
       break
   }
 }

@@ -192,11 +192,9 @@ def test_models_are_named_for_tests_and_scripts_to_find():
         "logical-source",
         "buffer-source",
         "frames-source",
-        "cursor-logical-source",
-        "cursor-buffer-source",
+        "marks-logical-source",
+        "marks-buffer-source",
         "jump-source",
-        "hover-logical-source",
-        "hover-buffer-source",
         "frame-slider",
         "speed-slider",
         "odometer",
@@ -213,8 +211,18 @@ def test_traversal_script_ships_inside_the_package():
     text = TRAVERSE_JS.read_text()
     assert TRAVERSE_JS.suffix == ".mjs" and "export default" in text
     ex = Explorer()
-    callbacks = ex.figures.frame_slider.js_property_callbacks["change:value"]
-    assert callbacks[0].code == text and callbacks[0].args["action"] == "scrub"
+    figs = ex.figures
+    callbacks = figs.frame_slider.js_property_callbacks["change:value"]
+    assert callbacks[0].code == text
+    # One callback model serves every control of a view: the script is sent once.
+    every = [
+        *figs.speed_slider.js_property_callbacks["change:value"],
+        *figs.frames_source.js_property_callbacks["change:data"],
+        *figs.frames_source.js_property_callbacks["change:tags"],
+        *(b.js_event_callbacks["button_click"][0] for b in figs.buttons.values()),
+        *(tool.callback for tool in figs.hover_tools.values()),
+    ]
+    assert len(every) == 8 and all(c is callbacks[0] for c in every)
 
 
 def test_importing_the_package_has_no_side_effects():

@@ -5,10 +5,14 @@ Each test waits on state (DOM text or Bokeh models found by name), never on time
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
+
+from explorer.testing import MARKS_JS
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +25,7 @@ def fields(page) -> list[str]:
 
 
 def model_js(body: str) -> str:
-    return f"() => {{ const m = {MODEL}; {body} }}"
+    return f"() => {{ const m = {MODEL}; const mark = ({MARKS_JS})(m); {body} }}"
 
 
 def test_url_state_shows_in_the_fields(open_explorer):
@@ -124,7 +128,7 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
 
 def test_play_advances_the_highlighted_cells_together(open_explorer):
     page = open_explorer("?shape=3,4&ops=.transpose()")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 0"))
     positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
     assert positions == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
     page.evaluate(model_js("m('speed-slider').value = 20"))
@@ -132,10 +136,10 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
     seen = []
     last = 0
     for _ in range(3):  # several frames, each read back from the models
-        page.wait_for_function(model_js(f"return m('cursor-logical-source').data.k[0] > {last}"))
+        page.wait_for_function(model_js(f"return mark('logical', 'cursor').k[0] > {last}"))
         k, pos, text = page.evaluate(
             model_js(
-                "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0],"
+                "return [mark('logical', 'cursor').k[0], mark('buffer', 'cursor').pos[0],"
                 " m('odometer').text]"
             )
         )
@@ -150,7 +154,7 @@ def test_play_advances_the_highlighted_cells_together(open_explorer):
     # The walk has ended: the play/pause button offers play again.
     expect(page.locator(".candela-toggle .bk-btn")).to_have_text("▶ play")
     page.evaluate(model_js("m('frame-slider').value = 3"))
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 3"))
     color = page.evaluate(model_js("return m('jump-source').data.color[0]"))
     assert color == "#D55E00"
     expect(page.locator(".candela-odometer-delta")).to_have_text("−7")
@@ -181,11 +185,11 @@ def test_hover_links_logical_and_buffer_cells(open_explorer):
     xs, ys, pos = data
     k = 5  # logical [1, 1] reads buffer position 1
     page.mouse.move(*_cell_point(page, "logical-figure", xs[k], ys[k]))
-    page.wait_for_function(model_js("return m('hover-buffer-source').data.x.length === 1"))
+    page.wait_for_function(model_js("return mark('buffer', 'hover').x.length === 1"))
     buf = page.evaluate(
         model_js(
             "const d = m('buffer-source').data;"
-            " const h = m('hover-buffer-source').data;"
+            " const h = mark('buffer', 'hover');"
             " return [h.x[0] === d.x[1] && h.y[0] === d.y[1]]"
         )
     )
@@ -193,11 +197,10 @@ def test_hover_links_logical_and_buffer_cells(open_explorer):
     # Hover the buffer cell: every logical cell reading it (three rows of a broadcast).
     bx, by = page.evaluate(model_js("const d = m('buffer-source').data; return [d.x[2], d.y[2]]"))
     page.mouse.move(*_cell_point(page, "buffer-figure", bx, by))
-    page.wait_for_function(model_js("return m('hover-logical-source').data.x.length === 3"))
+    page.wait_for_function(model_js("return mark('logical', 'hover').x.length === 3"))
     linked = page.evaluate(
         model_js(
-            "const h = m('hover-logical-source').data;"
-            " return Array.from(h.x).map((x, i) => [x, h.y[i]])"
+            "const h = mark('logical', 'hover'); return Array.from(h.x).map((x, i) => [x, h.y[i]])"
         )
     )
     expected = sorted([xs[i], ys[i]] for i in range(len(pos)) if pos[i] == 2)
@@ -247,8 +250,7 @@ def test_a_jump_between_wrapped_buffer_rows_runs_through_the_gap(open_explorer):
     forward.click()
     page.wait_for_function(
         model_js(
-            "return m('jump-source').data.x0.length === 1 &&"
-            " m('cursor-buffer-source').data.pos[0] === 13"
+            "return m('jump-source').data.x0.length === 1 && mark('buffer', 'cursor').pos[0] === 13"
         )
     )
     jump, rows = page.evaluate(
@@ -264,3 +266,17 @@ def test_a_jump_between_wrapped_buffer_rows_runs_through_the_gap(open_explorer):
     assert y0 >= lower + half - 0.05 and y1 <= upper - half + 0.05  # leaves up, arrives from below
     for cy in (cy0, cy1):  # the curve is pulled through the gap, not over a row's cells
         assert lower + half < cy < upper - half
+
+
+def test_each_figure_has_a_text_alternative_that_follows_the_walk(open_explorer):
+    page = open_explorer("?shape=3,4&ops=.transpose()")
+    logical = page.locator("[role=img][aria-label^='Logical grid']")
+    buffer = page.locator("[role=img][aria-label^='Memory buffer']")
+    expect(logical).to_have_attribute("aria-label", re.compile(r"shape \(4, 3\).*element 1 of 12"))
+    expect(buffer).to_have_attribute("aria-label", re.compile(r"12 cells.*position 0"))
+    page.locator(".candela-forward .bk-btn").click()
+    # Element 2 is index (0, 1): axis 1 stepped by adj_stride[1] = +4, to position 4.
+    for figure in (logical, buffer):
+        expect(figure).to_have_attribute(
+            "aria-label", re.compile(r"element 2 of 12 · index \(0, 1\) · axis 1 .* \+4 .*→ 4")
+        )

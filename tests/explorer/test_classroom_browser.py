@@ -12,21 +12,21 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from explorer.testing import MARKS_JS
+
 pytestmark = pytest.mark.browser
 
 MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
 
 
 def model_js(body: str) -> str:
-    return f"() => {{ const m = {MODEL}; {body} }}"
+    return f"() => {{ const m = {MODEL}; const mark = ({MARKS_JS})(m); {body} }}"
 
 
 def cursor(page) -> tuple[int, int]:
     """The traversal's current frame and the buffer position lit with it."""
     k, pos = page.evaluate(
-        model_js(
-            "return [m('cursor-logical-source').data.k[0], m('cursor-buffer-source').data.pos[0]]"
-        )
+        model_js("return [mark('logical', 'cursor').k[0], mark('buffer', 'cursor').pos[0]]")
     )
     return k, pos
 
@@ -65,16 +65,16 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     assert "presenter=true" in page.evaluate("location.search")
 
     # Right arrow steps the walk in the browser: frame 1 lights buffer position 4.
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 0"))
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 1"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 1"))
     assert cursor(page) == (1, 4)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 3"))
     assert cursor(page) == (3, 1)  # the backward jump, 8 -> 1
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 2"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 2"))
 
     # Typing in the answer box must not move the walk: "n" and digits are text there.
     answer = page.locator(".candela-answer input")
@@ -96,14 +96,14 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     page.wait_for_function(model_js("return m('frame-slider').value === 11"))
     answer.evaluate("el => el.blur()")
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 10"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 10"))
     page.evaluate(model_js("m('speed-slider').value = 30"))
     page.keyboard.press(" ")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 11"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 11"))
     # Space again while playing pauses (slowly, so the walk cannot finish first).
     for _ in range(5):
         page.keyboard.press("ArrowLeft")
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 6"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 6"))
     page.evaluate(model_js("m('speed-slider').value = 1"))
     playing = model_js("return m('play-button').label.includes('pause')")
     page.keyboard.press(" ")

@@ -94,12 +94,13 @@ def test_two_explorers_on_one_page_keep_their_own_traversal_and_keys(page):
         page.mouse.move(box["x"] + 25, box["y"] + 25)
         page.wait_for_function(
             """() => Bokeh.documents[0].all_models && [...Bokeh.documents[0].all_models]
-                .filter(m => m.name === 'hover-logical-source')
-                .some(m => m.data.x.length > 0)"""
+                .filter(m => m.name === 'marks-logical-source')
+                .some(m => m.data.mark.includes('hover'))"""
         )
         lit = page.evaluate(
             """() => [...Bokeh.documents[0].all_models]
-                .filter(m => m.name === 'hover-logical-source').map(m => m.data.x.length)"""
+                .filter(m => m.name === 'marks-logical-source')
+                .map(m => m.data.mark.filter((k, i) => k === 'hover' && m.data.ring[i] === 0).length)"""
         )
         assert sorted(lit) == [0, 1]
         assert errors == []

@@ -12,6 +12,7 @@ from candela import Layout
 from explorer.app import Explorer
 from explorer.cli import main
 from explorer.export import export_html
+from explorer.testing import MARKS_JS
 
 FIELDS = ("shape", "stride", "adj-stride", "offset", "len", "is-contiguous", "is-transposed")
 TRANSPOSED = ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
@@ -70,7 +71,7 @@ MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
 
 
 def model_js(body: str) -> str:
-    return f"() => {{ const m = {MODEL}; {body} }}"
+    return f"() => {{ const m = {MODEL}; const mark = ({MARKS_JS})(m); {body} }}"
 
 
 @pytest.fixture(scope="module")
@@ -143,16 +144,16 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
     page = offline
     positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
     assert positions == list(Layout((3, 4)).transpose().positions())
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 0"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 0"))
     # Record every frame the page draws (cursor index and buffer position), in the page.
     page.evaluate(
         model_js("""
         window.__seen = [];
         const tick = () => {
-            const k = m('cursor-logical-source').data.k[0];
+            const k = mark('logical', 'cursor').k[0];
             const last = window.__seen[window.__seen.length - 1];
             if (last === undefined || last[0] !== k)
-                window.__seen.push([k, m('cursor-buffer-source').data.pos[0]]);
+                window.__seen.push([k, mark('buffer', 'cursor').pos[0]]);
             requestAnimationFrame(tick);
         };
         tick();""")
@@ -171,9 +172,9 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
     expect(page.locator(".candela-toggle .bk-btn")).to_have_text("▶ play")
     # Scrub to frame 3: the walk's first backward jump (-7).
     page.evaluate(model_js("m('frame-slider').value = 3"))
-    page.wait_for_function(model_js("return m('cursor-logical-source').data.k[0] === 3"))
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 3"))
     expect(page.locator(".candela-odometer-delta")).to_have_text("−7")
-    assert page.evaluate(model_js("return m('cursor-buffer-source').data.pos[0]")) == positions[3]
+    assert page.evaluate(model_js("return mark('buffer', 'cursor').pos[0]")) == positions[3]
     # Hover logical cell 5: its buffer cell lights up.
     x, y = page.evaluate(model_js("const d = m('logical-source').data; return [d.x[5], d.y[5]]"))
     px, py = page.evaluate(
@@ -185,10 +186,10 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
         [x, y],
     )
     page.mouse.move(px, py)
-    page.wait_for_function(model_js("return m('hover-buffer-source').data.x.length === 1"))
+    page.wait_for_function(model_js("return mark('buffer', 'hover').x.length === 1"))
     assert page.evaluate(
         model_js(
-            "const d = m('buffer-source').data, h = m('hover-buffer-source').data;"
+            "const d = m('buffer-source').data, h = mark('buffer', 'hover');"
             f" return h.x[0] === d.x[{positions[5]}] && h.y[0] === d.y[{positions[5]}]"
         )
     )

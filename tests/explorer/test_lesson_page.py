@@ -17,6 +17,7 @@ from explorer.lesson_page import (
     export_lesson_html,
     lesson_page_data,
 )
+from explorer.testing import MARKS_JS
 
 #: A lesson page stays well under this (Bokeh's scripts are most of it).
 MAX_BYTES = 3_000_000
@@ -215,7 +216,7 @@ def open_lesson(page, lesson_files):
 
 
 def _cursor(page) -> int:
-    return page.evaluate(f"() => ({MODEL})('cursor-logical-source').data.k[0]")
+    return page.evaluate(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0]")
 
 
 def _answer(page, text: str) -> None:
@@ -242,10 +243,10 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     page.locator("body").click(position={"x": 1, "y": 1})
     assert _cursor(page) == 0
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 1")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] === 1")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 1")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] === 1")
 
     # A wrong answer: a hint, never the answer; the fields stay hidden.
     _answer(page, "4")
@@ -268,7 +269,7 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     expect(reveal).to_be_visible()
     expect(reveal).to_contain_text("becomes (1, 4)")
     expect(stride).to_have_text("(1, 4)")
-    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] > 1")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] > 1")
 
     # n: the next step, its question asked afresh.
     page.locator("body").click(position={"x": 1, "y": 1})
@@ -277,7 +278,7 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     expect(verdict).to_have_text("")
     expect(stride).to_be_hidden()
     expect(page.locator(".candela-answer input")).to_have_value("")
-    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] === 0")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] === 0")
     _answer(page, "3")
     wrong_text = page.locator(".candela-verdict-wrong").inner_text()
     assert "-7" not in wrong_text and "−7" not in wrong_text
@@ -300,13 +301,13 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     page.keyboard.press("p")
     expect(step).to_have_text("step 2 of 5")
     page.keyboard.press(" ")
-    page.wait_for_function(f"() => ({MODEL})('cursor-logical-source').data.k[0] > 2")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] > 2")
 
     # Hover links a cell of the grid to the buffer position it reads.
     plot = page.locator(".bk-Figure").first
     box = plot.bounding_box()
     page.mouse.move(box["x"] + 30, box["y"] + 30)
-    page.wait_for_function(f"() => ({MODEL})('hover-buffer-source').data.x.length === 1")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('buffer', 'hover').x.length === 1")
 
 
 @pytest.mark.browser

@@ -16,7 +16,7 @@ pytest.importorskip("panel")
 from candela import Tensor
 from explorer import columns as C
 from explorer import style
-from explorer.figures import _FONT_SHARE, Figures
+from explorer.figures import _FONT_SHARE, FRAME_RINGS, Figures, frame_rings
 
 
 def luminance(color: str) -> float:
@@ -49,17 +49,42 @@ def test_the_text_colour_rule_catches_a_pale_colour():
     assert contrast("#82AAFF", "#FFFFFF") < 4.5
 
 
-def test_the_cursor_and_hover_frames_stand_out_on_every_cell_colour():
+@pytest.mark.parametrize("cell", [12, 16, 20, 29, 30, 46, 69])
+def test_the_cursor_and_hover_frames_stand_out_on_every_cell_colour(cell):
     # A dark and a light ring together: one of them contrasts with any cell at 4.5:1.
+    spec = frame_rings(cell)
+    assert set(spec) == {"cursor", "hover"}
+    for mark, colour in (("cursor", C.CURSOR), ("hover", C.HOVER)):
+        rings = spec[mark]["rings"]
+        assert rings[-1][0] == colour  # innermost: the mark's own colour
+        outlines = [c for c, _ in rings[:-1]]
+        for cell_colour in [*C._PALETTE, C.GREY, "#FFFFFF"]:
+            assert max(contrast(ring, cell_colour) for ring in outlines) >= 4.5, cell_colour
+        # Drawn outer first, each ring wider than the next, so every one shows around it.
+        widths = [w for _, w in rings]
+        assert widths == sorted(widths, reverse=True) and len(set(widths)) == len(widths)
+
+
+def test_frames_on_small_cells_are_thicker_and_go_around_the_cell():
+    big, small = frame_rings(46), frame_rings(16)
+    for mark in ("cursor", "hover"):
+        assert small[mark]["rings"][-1][1] > big[mark]["rings"][-1][1]
+        # The mark's own ring lies wholly outside a small cell (its inner edge at or past
+        # the cell's edge), so the cell's colour and label still show inside the frame.
+        size, width = small[mark]["size"], small[mark]["rings"][-1][1]
+        assert size * 16 - width >= 16 - 1e-9
+        assert big[mark]["size"] < 1  # on big cells the frame sits on the cell's edge
+
+
+def test_the_marks_source_holds_every_ring_of_the_first_frame():
     figures = Figures()
-    rings = {r.glyph.line_color for r in figures.frames}
-    assert {C.CURSOR, C.HOVER} <= rings
-    outlines = [c for c in rings if c not in (C.CURSOR, C.HOVER)]
-    for cell in [*C._PALETTE, C.GREY, "#FFFFFF"]:
-        assert max(contrast(ring, cell) for ring in outlines) >= 4.5, cell
-    # ... and the rings drawn thicker than the mark itself, so they show around it.
-    widths = {r.glyph.line_color: r.glyph.line_width for r in figures.frames}
-    assert all(widths[o] > widths[C.CURSOR] for o in outlines)
+    t = Tensor.arange((2, 3)).transpose()
+    figures.render(C.columns_for(t), t.layout)
+    data = figures.marks_buffer.data
+    assert data["mark"] == ["cursor"] * len(FRAME_RINGS)
+    assert data["ring"] == list(range(len(FRAME_RINGS)))
+    assert set(data["pos"]) == {t.layout.offset}
+    assert figures.marks_logical.data["k"] == [0] * len(FRAME_RINGS)
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=8).filter(
@@ -94,3 +119,18 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
 def test_a_page_stylesheet_is_a_file_in_the_package():
     here = Path(style.__file__).parent
     assert (here / "page.css").read_text() in style.CSS
+
+
+@pytest.mark.parametrize("concealed", [False, True])
+def test_while_a_question_waits_neither_hover_nor_text_alternative_names_a_position(concealed):
+    figures = Figures()
+    figures.concealed = concealed
+    t = Tensor.arange((3, 4)).transpose()
+    figures.render(C.columns_for(t), t.layout)
+    tips = [name for tool in figures.hover_tools.values() for name, _ in tool.tooltips]
+    labels = [
+        f.html_attributes["aria-label"] for f in (figures.logical_figure, figures.buffer_figure)
+    ]
+    assert ("position" in tips, "reads" in tips) == (not concealed, not concealed)
+    assert all(("position" in label) == (not concealed) for label in labels), labels
+    assert all(("(4, 3)" in label) == (not concealed) for label in labels[:1]), labels

@@ -95,6 +95,12 @@ def test_no_question_shows_its_answer_on_the_page_before_it_is_answered(
         if step.question is not None:
             expect(page.locator(".candela-question")).to_contain_text(step.question.prompt[:20])
             visible = page.locator("body").inner_text()
+            # ... and what a screen reader reads for the figures (their text alternative).
+            figures = page.locator("[role=img][aria-label]")
+            expect(figures).to_have_count(2)
+            visible += "\n" + "\n".join(
+                figures.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+            )
             # The lesson's own give-away rule, applied to everything a student can read.
             shown = dataclasses.replace(step, text=visible)
             assert L.give_aways(shown, L.step_layout(step)) == [], (lesson.id, n)
