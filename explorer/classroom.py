@@ -415,25 +415,11 @@ class Classroom:
 
 
 def unit_note(unit: str, step: L.Step | None = None) -> str:
-    """The note under a lesson's text once a byte unit is chosen ("" in elements).
-
-    A lesson's prose is hand-written in elements and cannot be converted; the
-    note says so, and in which units a typed answer is taken.
-    """
-    if not L.byte_unit(unit):
+    """The note under a lesson's text once a byte unit is chosen ("" in elements)."""
+    note = L.unit_note(unit, step)
+    if not note:
         return ""
-    dtype = html.escape(unit)
-    answers = ""
-    if step is not None and step.question is not None and step.question.ask in L.IN_UNIT:
-        answers = f" Type your answer in bytes of {dtype} or in elements: both count."
-    elif step is not None and step.challenge is not None:
-        answers = " The target's stride and offset are in bytes too."
-    return (
-        '<div class="candela-unit-note" role="note">This lesson\'s text counts strides, '
-        "offsets and jumps in elements; the fields, the odometer and the worked answers "
-        f"here count them in bytes of {dtype}. Buffer positions still number cells.{answers}"
-        "</div>"
-    )
+    return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>'
 
 
 def read_catalogue() -> tuple[list[L.Lesson], list[str]]:

@@ -124,6 +124,7 @@ __all__ = [
     "state_answer",
     "step_layout",
     "unit_method",
+    "unit_note",
     "verify_lesson",
 ]
 
@@ -1134,6 +1135,26 @@ def unit_method(question: Question, unit: str) -> str:
         f"The page counts bytes of {unit}, {size}-byte elements: multiply by {size}, or "
         "answer in elements."
     )
+
+
+def unit_note(unit: str, step: Step | None = None) -> str:
+    """What a page in a byte unit says under a lesson's text ("" in elements).
+
+    A lesson's prose is written by hand in elements and cannot be converted;
+    the note says so, and in which units the step's answer is taken.
+    """
+    if not byte_unit(unit):
+        return ""
+    note = (
+        "This lesson's text counts strides, offsets and jumps in elements; the fields, the "
+        f"odometer and the worked answers here count them in bytes of {unit}. Buffer "
+        "positions still number cells."
+    )
+    if step is not None and step.question is not None and step.question.ask in IN_UNIT:
+        note += f" Type your answer in bytes of {unit} or in elements: both count."
+    elif step is not None and step.challenge is not None:
+        note += " The target's stride and offset are in bytes too."
+    return note
 
 
 def _elements(value: int) -> str:
