@@ -463,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    for name in ("export", "shape", "ops"):
+    for name in ("export", "shape", "ops", "unit"):
         if isinstance(getattr(args, name), list):  # argparse reads `--export=--` as []
             setattr(args, name, "--")
     odd = [
