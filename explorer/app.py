@@ -45,6 +45,30 @@ PRESENTER_SCALE = 1.5
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
 
 
+class _Root(pn.Column):
+    """A view's outermost column; it tells its view when Panel drops or draws its last model.
+
+    Panel calls ``_cleanup(root)`` on a display that is gone (a cleared notebook
+    output, a closed served session) and forgets that model; once none is left,
+    the view is gone and stops being redrawn. A notebook widget shown again
+    draws the same column anew (``_get_model``), and the view comes back.
+    """
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        model = super()._get_model(doc, root, parent, comm)
+        if self._on_shown is not None:
+            self._on_shown()
+        return model
+
+    def _cleanup(self, root=None) -> None:
+        super()._cleanup(root)
+        if not self._models and self._on_gone is not None:
+            self._on_gone()
+
+    _on_shown = None
+    _on_gone = None
+
+
 class _View:
     """One display of an explorer: its own figures inside the shared panes."""
 
@@ -71,13 +95,17 @@ class _View:
         self.columns = pn.FlexBox(
             ex.controls, views, ex.lesson_area, flex_wrap="wrap", gap="8px 16px"
         )
-        self.root = pn.Column(
+        self.root = _Root(
             ex.title,
             self.columns,
             css_classes=["candela-explorer"],
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
         )
+        # A weak reference: a view kept by Panel must not keep its explorer alive.
+        owner = weakref.ref(ex)
+        self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)
+        self.root._on_shown = lambda: (e := owner()) is not None and e._keep_view(self)
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
         """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
@@ -120,8 +148,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     @property
     def figures(self) -> Figures:
-        """The figures of the first view (each display has its own; all show one state)."""
-        return self._view.figures
+        """The figures of the first view still shown (each display has its own; all show
+        one state), or of the first view when none is."""
+        return (self._views[0] if self._views else self._view).figures
 
     @property
     def editing_parts(self) -> list:
@@ -206,6 +235,19 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._draw(view)
         view.figures.set_scale(PRESENTER_SCALE if self.presenter else 1.0)
         return view
+
+    def _drop_view(self, view: _View) -> None:
+        """A display is gone: stop drawing it, so edits cost only the views still shown."""
+        if view in self._views:
+            self._views.remove(view)
+
+    def _keep_view(self, view: _View) -> None:
+        """A dropped view drawn again (a notebook output shown anew): draw it as it is now."""
+        if view not in self._views:
+            self._views.append(view)
+            with pn.io.unlocked():
+                view.figures.set_unit(self.unit)
+            self._apply_view_state()  # presenter, concealment and a redraw of every view
 
     # ------------------------------------------------------------------ drawing
 

@@ -15,6 +15,12 @@ give it away; the verdict goes in ``candela-verdict`` and the traversal then
 plays: the reveal. A bad lesson id or step shows a message in
 ``candela-lesson-message`` and falls back (no lesson, or the first step),
 never a blank page.
+
+One unit everywhere: once the state's ``unit`` is a dtype, every verdict, worked
+answer and challenge target states strides, jumps and offsets in bytes of it,
+and a stride, adj_stride or offset answer is right in bytes or in elements. A
+lesson's own prose is written in elements and cannot be converted, so a note
+under it (``candela-unit-note``) says so.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ class Classroom:
         self.on_reveal = on_reveal
         self._lesson: L.Lesson | None = None
         self._answered: tuple[str, int, str] | None = None
+        self._graded: str | None = None  # the text last graded; None after "show me"
         self.verdict: L.Verdict | None = None
         self.catalogue, self.problems = read_catalogue()
         self._build_widgets()
@@ -52,6 +59,7 @@ class Classroom:
         self._message_text: str | None = None
         self._carried: list[str] = []  # a fallback's message, shown once the fallback is on
         state.param.watch(self._show_lesson, ["lesson", "step"])
+        state.param.watch(self._on_unit, ["unit"])
         self._show_lesson()
 
     # ------------------------------------------------------------------ public
@@ -114,11 +122,9 @@ class Classroom:
             return self.verdict  # Enter and a click on "check" for one answer
         if not self.at_step():
             st.param.update(shape=step.shape, ops=step.ops)
-        if step.challenge is not None:
-            verdict = L.grade_challenge(step, text)
-        else:
-            verdict = L.grade(step.question, st.layout, text)
+        verdict = self._grade(step, text)
         self._answered = key
+        self._graded = text
         self._settle(step, verdict)
         if verdict.correct and step.challenge is not None:
             st.ops = step.ops + L.clean_pipeline(text)  # show where the student's chain leads
@@ -131,14 +137,36 @@ class Classroom:
             return None
         if not self.at_step():
             self.state.param.update(shape=step.shape, ops=step.ops)
-        if step.challenge is not None:
-            verdict = L.show_solution(step)
-        else:
-            verdict = L.show_me(step.question, self.state.layout)
+        verdict = self._reveal(step)
+        self._graded = None
         self._settle(step, verdict)
         if step.challenge is not None:
             self.state.ops = step.ops + step.challenge.solution.strip()
         return verdict
+
+    def _grade(self, step: L.Step, text: str) -> L.Verdict:
+        unit = self.state.unit
+        if step.challenge is not None:
+            return L.grade_challenge(step, text, unit)
+        return L.grade(step.question, L.step_layout(step), text, unit)
+
+    def _reveal(self, step: L.Step) -> L.Verdict:
+        unit = self.state.unit
+        if step.challenge is not None:
+            return L.show_solution(step, unit)
+        return L.show_me(step.question, L.step_layout(step), unit)
+
+    def _on_unit(self, *events) -> None:
+        """Say again, in the new unit, what the step and its verdict state."""
+        step = self.current_step
+        if step is None:
+            return
+        self._show_unit_note(step)
+        self._show_prompt(step)
+        if self.verdict is not None:
+            graded = self._graded
+            self.verdict = self._reveal(step) if graded is None else self._grade(step, graded)
+            self._show_verdict(self.verdict)
 
     def _settle(self, step: L.Step, verdict: L.Verdict) -> None:
         self.verdict = verdict
@@ -169,6 +197,9 @@ class Classroom:
             "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width",
             stylesheets=[CSS],
         )  # fmt: skip
+        self.unit_note_pane = pn.pane.HTML(
+            "", stylesheets=[CSS], sizing_mode="stretch_width", visible=False
+        )
         self.question_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
             label="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
@@ -230,6 +261,7 @@ class Classroom:
             pn.Row(self.prev_button, self.next_button, sizing_mode="stretch_width"),
             self.question_box,
             self.text_pane,
+            self.unit_note_pane,
             download_button(self.state),
         ]
         self.step_box = pn.Column(sizing_mode="stretch_width", visible=False)
@@ -299,6 +331,7 @@ class Classroom:
         step = self.current_step
         self.verdict = None
         self._answered = None
+        self._graded = None
         self.verdict_pane.object = '<div class="candela-verdict"></div>'
         self.show_me_button.visible = False
         self.reveal_pane.param.update(object="", visible=False)
@@ -322,21 +355,11 @@ class Classroom:
                 "The message is under the pipeline, and the last good state stays.*"
             )
         self.text_pane.object = lesson_html(text)
+        self._show_unit_note(step)
         question, challenge = step.question, step.challenge
         asks = question is not None or challenge is not None
         self.question_box.visible = asks
-        if question is not None:
-            self.question_pane.object = (
-                f'<div class="candela-question">{html.escape(question.prompt)}</div>'
-            )
-            self.answer_input.placeholder = "e.g. -7 or (4, 3)"
-        elif challenge is not None:
-            self.question_pane.object = (
-                f'<div class="candela-question">{html.escape(challenge.prompt)}</div>'
-                '<div class="candela-target">target: '
-                f"{html.escape(L.describe_target(challenge.target))}</div>"
-            )
-            self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
+        self._show_prompt(step)
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(lesson.steps)
         self.step_box.visible = True
@@ -350,6 +373,26 @@ class Classroom:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
         st.param.update(shape=step.shape, ops=step.ops)
+
+    def _show_prompt(self, step: L.Step) -> None:
+        question, challenge = step.question, step.challenge
+        if question is not None:
+            self.question_pane.object = (
+                f'<div class="candela-question">{html.escape(question.prompt)}</div>'
+            )
+            self.answer_input.placeholder = "e.g. -7 or (4, 3)"
+        elif challenge is not None:
+            target = L.describe_target(challenge.target, unit=self.state.unit)
+            self.question_pane.object = (
+                f'<div class="candela-question">{html.escape(challenge.prompt)}</div>'
+                f'<div class="candela-target">target: {html.escape(target)}</div>'
+            )
+            self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
+
+    def _show_unit_note(self, step: L.Step) -> None:
+        note = unit_note(self.state.unit, step)
+        self.unit_note_pane.object = note
+        self.unit_note_pane.visible = bool(note)
 
     def _show_verdict(self, verdict: L.Verdict) -> None:
         if not verdict.readable:
@@ -369,6 +412,14 @@ class Classroom:
             f'<div class="candela-verdict candela-verdict-{kind}">'
             f"{mark}{html.escape(verdict.message)}{worked}</div>"
         )
+
+
+def unit_note(unit: str, step: L.Step | None = None) -> str:
+    """The note under a lesson's text once a byte unit is chosen ("" in elements)."""
+    note = L.unit_note(unit, step)
+    if not note:
+        return ""
+    return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>'
 
 
 def read_catalogue() -> tuple[list[L.Lesson], list[str]]:

@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="write lesson ID, every step, as one offline HTML page to PATH and exit",
     )
+    parser.add_argument(
+        "--unit",
+        metavar="DTYPE",
+        default="elements",
+        help="with --export-lesson: strides, jumps and offsets in bytes of DTYPE "
+        "(e.g. float32) instead of elements",
+    )
     return parser
 
 
@@ -456,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    for name in ("export", "shape", "ops"):
+    for name in ("export", "shape", "ops", "unit"):
         if isinstance(getattr(args, name), list):  # argparse reads `--export=--` as []
             setattr(args, name, "--")
     odd = [
@@ -471,9 +478,12 @@ def _main(argv: list[str] | None) -> int:
     if odd:  # the same quirk where a checked value belongs
         return fail(f"argument --{odd[0]}: '--' is not a value for it (see {PROG} --help)")
     if args.export_lesson is not None:
+        from .fields import UNITS
         from .lesson_page import export_lesson_main
 
-        return export_lesson_main(*args.export_lesson)
+        if args.unit not in UNITS:
+            return fail(f"argument --unit: {args.unit!r} is not one of {', '.join(UNITS)}")
+        return export_lesson_main(*args.export_lesson, unit=args.unit)
     if args.export is not None:
         return export(args)
     try:

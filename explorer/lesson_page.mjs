@@ -245,7 +245,8 @@ function check(args, st, enter) {
     args.verdict.text = verdictHtml("unread", read.error, "")
     return
   }
-  if (same(read.value, q.expected)) {
+  // Every answer taken (in a byte unit, a stride in bytes or in elements).
+  if ((q.accepted ?? [q.expected]).some((value) => same(read.value, value))) {
     args.verdict.text = verdictHtml("right", q.right, q.right_worked)
     if (!st.done) reveal(args, st, step, step.drawing)
     return

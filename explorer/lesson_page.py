@@ -26,6 +26,13 @@ number of students. Nothing runs behind it:
 
 Previous / next and the keys (← → step the walk, space plays and pauses it,
 n / p go to the next / previous step) run in the browser too.
+
+One unit, as in the live explorer: a page exported with a byte ``unit`` (the
+unit box when the lesson panel's button is pressed, ``--unit`` on the command
+line) shows strides, jumps and offsets in bytes of that dtype in its fields,
+odometer, verdicts and worked answers, says under each step's text that the
+lesson's prose counts in elements, and takes a stride, adj_stride or offset
+answer in bytes or in elements (:func:`~explorer.lessons.accepted_answers`).
 """
 
 from __future__ import annotations
@@ -106,16 +113,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _drawing(result, figs) -> dict:
+def _drawing(result, figs, unit: str = "elements") -> dict:
     """What one state draws: the figures' data and sizes, fields and headings (JSON).
 
-    ``figs`` is a scratch :class:`~explorer.figures.Figures` to draw it in first.
+    ``figs`` is a scratch :class:`~explorer.figures.Figures` to draw it in first;
+    strides, jumps and offsets are in ``unit``.
     """
     from . import columns as C
     from .fields import fields_html, layout_line
 
     cols = C.columns_for(result.tensor)
-    figs.render(cols, result.layout, "elements")
+    figs.render(cols, result.layout, unit)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
     # The label sources go unpadded (lesson_page.mjs pads them back to LABEL_LIMIT rows).
     sources["logical_labels_source"] = _plain(dict(cols.logical_labels))
@@ -140,13 +148,13 @@ def _drawing(result, figs) -> dict:
         "tile_labels": _label(figs.tile_labels),
         "summary": bool(cols.summary),
         "odometer": figs.odometer.text,
-        "fields": fields_html(layout, "elements", copied=result.copied),
+        "fields": fields_html(layout, unit, copied=result.copied),
         # Before the answer only the pipeline: the layout line holds the strides.
         "pipeline": (
             f"Tensor.arange ({html.escape(', '.join(map(str, result.shape)))})"
             f'<code class="candela-export-ops">{html.escape(result.ops)}</code>'
         ),
-        "layout": f" → {html.escape(layout_line(layout))}",
+        "layout": f" → {html.escape(layout_line(layout, unit))}",
         "logical_heading": (
             '<div class="candela-heading">logical grid '
             f'<span class="candela-legend">shape {tuple(layout.shape)}: each cell shows '
@@ -194,49 +202,57 @@ def _canon(value: L.Answer) -> Any:
     return str(int(value))
 
 
-def _int_candidates(layout) -> list[int]:
-    # Numbers a student might type: the layout's own numbers, and every buffer position.
+def _int_candidates(layout, size: int = 1) -> list[int]:
+    # Numbers a student might type: the layout's own numbers (strides, jumps and offset
+    # also in bytes, `size` to an element), and every buffer position.
     numbers = {*layout.shape, *layout.stride, *layout.adj_stride, layout.offset, layout.len}
+    numbers |= {v * size for v in (*layout.stride, *layout.adj_stride, layout.offset)}
     # A hint names a stride, a jump, a position, or a position plus a stride.
     last = int(max(layout.positions(), default=0))
     reach = min(last + max(abs(n) for n in numbers) + 2, 400)
     return list(range(-reach, reach + 1))
 
 
-def _hints(question: L.Question, layout, expected: L.Answer) -> tuple[str, dict[str, str]]:
+def _hints(
+    question: L.Question, layout, expected: L.Answer, unit: str = "elements"
+) -> tuple[str, dict[str, str]]:
     """The method hint and, for typed values that draw a hint of their own, that hint."""
     found: dict[str, str] = {}
     if isinstance(expected, bool):
         wrong = not expected
-        return L.hint(question, layout, str(wrong)), {}
+        return L.hint(question, layout, str(wrong), unit), {}
     if isinstance(expected, tuple):
         m = len(expected)
         for n in range(1, L.MAX_RANK + 1):
             if n != m:
-                found[f"len:{n}"] = L.hint(question, layout, str((1,) * n))
+                found[f"len:{n}"] = L.hint(question, layout, str((1,) * n), unit)
         for mask in range(1, 2**m):
             off = [k for k in range(m) if mask >> k & 1]
             given = tuple(v + 1 if k in off else v for k, v in enumerate(expected))
-            found["off:" + ",".join(map(str, off))] = L.hint(question, layout, str(given))
+            found["off:" + ",".join(map(str, off))] = L.hint(question, layout, str(given), unit)
         method = Counter(found.values()).most_common(1)[0][0] if found else ""
         return method, found
-    for value in _int_candidates(layout):
-        if value != expected:
-            found[str(value)] = L.hint(question, layout, str(value))
+    accepted = L.accepted_answers(question, layout, unit)
+    for value in _int_candidates(layout, L.byte_unit(unit) or 1):
+        if value not in accepted:
+            found[str(value)] = L.hint(question, layout, str(value), unit)
     method = Counter(found.values()).most_common(1)[0][0]
     return method, {k: v for k, v in found.items() if v != method}
 
 
-def _question_data(question: L.Question, layout) -> dict:
-    expected = L.expected_answer(question, layout)
-    right = L.grade(question, layout, L.format_answer(expected))
-    shown = L.show_me(question, layout)
+def _question_data(question: L.Question, layout, unit: str = "elements") -> dict:
+    accepted = L.accepted_answers(question, layout, unit)
+    expected = accepted[0]
+    right = L.grade(question, layout, L.format_answer(expected), unit)
+    shown = L.show_me(question, layout, unit)
     kind = L.ASKS[question.ask][1]
-    method, hints = _hints(question, layout, expected)
+    method, hints = _hints(question, layout, expected, unit)
     return {
         "kind": {int: "int", tuple: "tuple", bool: "bool"}[kind],
         "prompt": _markdown(question.prompt),
         "expected": _canon(expected),
+        # Every answer taken: in a byte unit a stride is right in bytes or in elements.
+        "accepted": [_canon(value) for value in accepted],
         "right": right.message,
         "right_worked": right.worked,
         "shown": shown.message,
@@ -246,8 +262,11 @@ def _question_data(question: L.Question, layout) -> dict:
     }
 
 
-def step_data(lesson: L.Lesson, index: int, figs=None) -> dict:
-    """Everything the page needs for step ``index`` (from 0) of ``lesson``, as JSON."""
+def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -> dict:
+    """Everything the page needs for step ``index`` (from 0) of ``lesson``, as JSON.
+
+    Strides, jumps and offsets are in ``unit`` (elements or a dtype's bytes).
+    """
     from .figures import Figures
     from .state import evaluate
 
@@ -265,44 +284,52 @@ def step_data(lesson: L.Lesson, index: int, figs=None) -> dict:
             f'<div class="candela-lesson-title">{html.escape(lesson.title)}</div>'
             f'<div class="candela-lesson-step">step {index + 1} of {len(lesson.steps)}</div>'
         ),
-        "text": _markdown(text),
+        "text": _markdown(text) + _unit_note(unit, step),
         "reveal": _markdown(step.reveal) if step.reveal else "",
         "error": html.escape(error),
-        "drawing": _drawing(result, figs),
+        "drawing": _drawing(result, figs, unit),
         "question": None,
         "challenge": None,
     }
     if step.question is not None:
-        data["question"] = _question_data(step.question, result.layout)
+        data["question"] = _question_data(step.question, result.layout, unit)
     elif step.challenge is not None:
         challenge = step.challenge
-        solved = L.show_solution(step)
+        solved = L.show_solution(step, unit)
         data["challenge"] = {
             "prompt": _markdown(challenge.prompt),
-            "target": html.escape(L.describe_target(challenge.target)),
+            "target": html.escape(L.describe_target(challenge.target, unit=unit)),
             "shown": solved.message,
             "shown_worked": solved.worked,
-            "drawing": _drawing(evaluate(step.shape, step.ops + challenge.solution.strip()), figs),
+            "drawing": _drawing(
+                evaluate(step.shape, step.ops + challenge.solution.strip()), figs, unit
+            ),
         }
     return data
 
 
-def lesson_page_data(lesson: L.Lesson) -> dict:
+def lesson_page_data(lesson: L.Lesson, unit: str = "elements") -> dict:
     """The whole lesson as the page's data: one entry per step (see :func:`step_data`)."""
     # A NaN left in the data would not parse in the browser: refuse it here.
-    return json.loads(json.dumps(_lesson_data(lesson), allow_nan=False))
+    return json.loads(json.dumps(_lesson_data(lesson, unit), allow_nan=False))
 
 
-def _lesson_data(lesson: L.Lesson) -> dict:
+def _lesson_data(lesson: L.Lesson, unit: str) -> dict:
     from .figures import Figures
 
     figs = Figures()  # one scratch set of models draws every step in turn
     return {
         "id": lesson.id,
         "title": lesson.title,
+        "unit": unit if L.byte_unit(unit) else "elements",
         "challenge_note": CHALLENGE_OFFLINE,
-        "steps": [step_data(lesson, i, figs) for i in range(len(lesson.steps))],
+        "steps": [step_data(lesson, i, figs, unit) for i in range(len(lesson.steps))],
     }
+
+
+def _unit_note(unit: str, step: L.Step) -> str:
+    note = L.unit_note(unit, step)
+    return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>' if note else ""
 
 
 # --------------------------------------------------------------------------- page
@@ -319,7 +346,7 @@ def _stylesheet():
 class _Page:
     """The models of the lesson page and the callbacks that run ``lesson_page.mjs``."""
 
-    def __init__(self, lesson: L.Lesson) -> None:
+    def __init__(self, lesson: L.Lesson, unit: str = "elements") -> None:
         from bokeh.layouts import column, row
         from bokeh.models import Button, ColumnDataSource, CustomJS, Div, TextInput
 
@@ -331,7 +358,7 @@ class _Page:
             return Div(text=text, name=name or None, css_classes=[cls] if cls else [],
                        stylesheets=[sheet], **params)  # fmt: skip
 
-        data = lesson_page_data(lesson)
+        data = lesson_page_data(lesson, unit)
         first = data["steps"][0]
         self.figures = f = Figures()
         self.store = ColumnDataSource(
@@ -378,7 +405,7 @@ class _Page:
         self.logical_heading = _div("", "logical-heading", width=560)
         self.buffer_heading = _div("", "buffer-heading", width=600)
         f.concealed = True
-        f.render(*_first_columns(lesson))
+        f.render(*_first_columns(lesson, unit))
         args = dict(
             store=self.store,
             **{name: getattr(f, name) for name in _SOURCES},
@@ -452,24 +479,27 @@ class _Page:
         )
 
 
-def _first_columns(lesson: L.Lesson):
+def _first_columns(lesson: L.Lesson, unit: str = "elements"):
     from . import columns as C
 
     result, _ = _step_state(lesson.steps[0])
-    return C.columns_for(result.tensor), result.layout, "elements"
+    return C.columns_for(result.tensor), result.layout, unit
 
 
-def export_lesson_html(lesson: L.Lesson | str) -> str:
+def export_lesson_html(lesson: L.Lesson | str, unit: str = "elements") -> str:
     """The offline page of ``lesson`` (a :class:`~explorer.lessons.Lesson` or its id).
 
     A pure Bokeh document (no Panel models, so none of Panel's scripts), saved
-    with Bokeh's scripts inline: under 2 MB, and no network request.
+    with Bokeh's scripts inline: under 2 MB, and no network request. Strides,
+    jumps and offsets are in ``unit``: elements, or the bytes of a dtype name
+    (anything else counts as elements).
     """
     from bokeh.document import Document
 
     if isinstance(lesson, str):
         lesson = L.load_lesson(lesson)
-    page = _Page(lesson)
+    unit = unit if L.byte_unit(unit) else "elements"
+    page = _Page(lesson, unit)
     doc = Document()
     doc.add_root(page.layout())
     doc.js_on_event("document_ready", page.ready)
@@ -495,12 +525,17 @@ def _standalone_html(doc, title: str) -> str:
     return html_page_for_render_items(bundle, docs_json, render_items, title=title)
 
 
-def lesson_filename(lesson_id: str) -> str:
-    """The file name of a lesson's page, e.g. ``candela-lesson-transpose.html``."""
-    return f"candela-lesson-{lesson_id}.html"
+def lesson_filename(lesson_id: str, unit: str = "elements") -> str:
+    """The file name of a lesson's page, e.g. ``candela-lesson-transpose.html``.
+
+    A page in bytes says its dtype: ``candela-lesson-transpose-float32.html``.
+    """
+    return f"candela-lesson-{lesson_id}{'-' + unit if L.byte_unit(unit) else ''}.html"
 
 
-def save_lesson_html(lesson: L.Lesson | str, path: str | os.PathLike) -> Path:
+def save_lesson_html(
+    lesson: L.Lesson | str, path: str | os.PathLike, unit: str = "elements"
+) -> Path:
     """Write the lesson's page to ``path`` whole or not at all; return the path written.
 
     A path that cannot be written raises (``OSError`` or ``ValueError``) before
@@ -509,11 +544,11 @@ def save_lesson_html(lesson: L.Lesson | str, path: str | os.PathLike) -> Path:
     from .export import check_export_path, write_atomically
 
     target = check_export_path(path)
-    write_atomically(target, export_lesson_html(lesson).encode("utf-8"))
+    write_atomically(target, export_lesson_html(lesson, unit).encode("utf-8"))
     return target
 
 
-def export_lesson_main(lesson_id: str, path: str) -> int:
+def export_lesson_main(lesson_id: str, path: str, unit: str = "elements") -> int:
     """``candela-explorer --export-lesson ID PATH``: write the page, or say in one line why not."""
     try:
         lesson = L.load_lesson(lesson_id)
@@ -521,7 +556,7 @@ def export_lesson_main(lesson_id: str, path: str) -> int:
         print(f"candela-explorer: cannot export lesson: {exc}", file=sys.stderr)
         return 2
     try:
-        written = save_lesson_html(lesson, path)
+        written = save_lesson_html(lesson, path, unit)
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         print(f"candela-explorer: cannot write {path!r}: {reason}", file=sys.stderr)
@@ -536,11 +571,11 @@ def download_button(state, **params):
     import panel as pn
 
     def page() -> io.BytesIO:
-        return io.BytesIO(export_lesson_html(state.lesson).encode("utf-8"))
+        return io.BytesIO(export_lesson_html(state.lesson, state.unit).encode("utf-8"))
 
     defaults = {
         "label": "download this lesson as one page",
-        "filename": lesson_filename(state.lesson or "lesson"),
+        "filename": lesson_filename(state.lesson or "lesson", state.unit),
         "color": "light",
         "css_classes": ["candela-lesson-download"],
         "sizing_mode": "stretch_width",
@@ -549,7 +584,7 @@ def download_button(state, **params):
     button = pn.widgets.FileDownload(callback=page, **{**defaults, **params})
 
     def rename(event) -> None:
-        button.filename = lesson_filename(state.lesson or "lesson")
+        button.filename = lesson_filename(state.lesson or "lesson", state.unit)
 
-    state.param.watch(rename, ["lesson"])
+    state.param.watch(rename, ["lesson", "unit"])
     return button

@@ -85,6 +85,7 @@ __all__ = [
     "ASKS",
     "DTYPE_BYTES",
     "ERROR_NAMES",
+    "IN_UNIT",
     "TARGET_KEYS",
     "Answer",
     "Challenge",
@@ -95,12 +96,15 @@ __all__ = [
     "Step",
     "Target",
     "Verdict",
+    "accepted_answers",
+    "byte_unit",
     "challenge_start",
     "check_answer",
     "describe",
     "describe_target",
     "expected_answer",
     "explain",
+    "explain_in_bytes",
     "format_answer",
     "give_aways",
     "grade",
@@ -117,7 +121,10 @@ __all__ = [
     "run_step",
     "show_me",
     "show_solution",
+    "state_answer",
     "step_layout",
+    "unit_method",
+    "unit_note",
     "verify_lesson",
 ]
 
@@ -902,13 +909,17 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
     return f"the {ask}"
 
 
-def explain(question: Question, layout: Layout | Tensor) -> str:
+def explain(question: Question, layout: Layout | Tensor, unit: str = "elements") -> str:
     """The answer worked out in numbers from the layout, e.g. ``adj_stride[0] = 1 - 4*(3-1) = -7.``
 
-    Computed, never stored, so it is always true of ``layout``.
+    Computed, never stored, so it is always true of ``layout``. With a byte
+    ``unit`` (a dtype name), strides, jumps and offsets are worked in bytes of
+    it, as the page's fields show them (:func:`explain_in_bytes`).
     """
     lay = _as_layout(layout)
     ask = question.ask
+    if byte_unit(unit) and ask in _WORKED_IN_BYTES:
+        return explain_in_bytes(question, lay, unit)
     shape, stride = tuple(lay.shape), tuple(lay.stride)
     if ask == "stride":
         d = _axis(question, lay)
@@ -971,7 +982,9 @@ def explain(question: Question, layout: Layout | Tensor) -> str:
     raise ValueError(f"unknown ask {ask!r}")
 
 
-def grade(question: Question, layout: Layout | Tensor, typed: str) -> Verdict:
+def grade(
+    question: Question, layout: Layout | Tensor, typed: str, unit: str = "elements"
+) -> Verdict:
     """Grade what a student typed against the answer candela computes.
 
     Right: the message says so, names the value and gives the lesson's one-line
@@ -980,31 +993,176 @@ def grade(question: Question, layout: Layout | Tensor, typed: str) -> Verdict:
     shows the right value (``expected`` is ``None``, ``worked`` is empty), so
     the student can try again. Not an answer at all (``abc``): ``readable`` is
     False and the message says what to type.
+
+    ``unit`` is the unit the page shows strides in: with a byte unit, a stride,
+    adj_stride or offset is right in bytes of it or in elements
+    (:func:`accepted_answers`), and the verdict states it in bytes.
     """
-    expected = expected_answer(question, layout)
+    accepted = accepted_answers(question, layout, unit)
     try:
         given = parse_typed(question, typed)
     except ValueError as exc:
         return Verdict(False, False, str(exc), None, None)
-    if given == expected:
+    if given in accepted:
         what = describe(question, layout)
-        message = f"Right: {what} is {format_answer(expected)}. {question.why}"
-        return Verdict(True, True, message, expected, given, explain(question, layout))
-    advice = hint(question, layout, typed)
+        message = f"Right: {what} is {state_answer(question, layout, unit)}. {question.why}"
+        return Verdict(True, True, message, accepted[0], given, explain(question, layout, unit))
+    advice = hint(question, layout, typed, unit)
     message = f"Not quite: you said {format_answer(given)}. {advice}"
     return Verdict(False, True, message, None, given, hint=advice)
 
 
-def show_me(question: Question, layout: Layout | Tensor) -> Verdict:
+def show_me(question: Question, layout: Layout | Tensor, unit: str = "elements") -> Verdict:
     """The "show me" after a wrong try: the right value, the reason and the working.
 
     ``revealed`` is True and ``correct`` False. The page then shows the step's
-    ``reveal`` text and the fields, and plays the traversal, as after a right answer.
+    ``reveal`` text and the fields, and plays the traversal, as after a right
+    answer. With a byte ``unit`` the value and the working are in bytes of it.
     """
-    expected = expected_answer(question, layout)
     what = describe(question, layout)
-    message = f"The answer: {what} is {format_answer(expected)}. {question.why}"
-    return Verdict(False, True, message, expected, None, explain(question, layout), revealed=True)
+    expected = accepted_answers(question, layout, unit)[0]
+    message = f"The answer: {what} is {state_answer(question, layout, unit)}. {question.why}"
+    return Verdict(
+        False, True, message, expected, None, explain(question, layout, unit), revealed=True
+    )
+
+
+# --------------------------------------------------------------------------- units
+
+#: The asks whose answer is a stride, a jump or an offset: the numbers the page
+#: shows in bytes once a byte unit is chosen. Positions (``next_position``,
+#: ``flat_index``) number the buffer's cells, as the buffer lane and the odometer
+#: do, so they stay in cells; ``stride_bytes`` names its own dtype.
+IN_UNIT = frozenset({"stride", "adj_stride", "offset"})
+_WORKED_IN_BYTES = IN_UNIT | {"next_position", "flat_index"}
+
+
+def byte_unit(unit: str) -> int:
+    """Bytes per element when ``unit`` is a dtype name (``float32``: 4), else 0 (elements).
+
+    Anything that is not a known dtype counts as elements, so a bad unit never fails.
+    """
+    return DTYPE_BYTES.get(unit, 0) if isinstance(unit, str) else 0
+
+
+def accepted_answers(
+    question: Question, layout: Layout | Tensor, unit: str = "elements"
+) -> tuple[Answer, ...]:
+    """The answers graded right, the one in the page's unit first.
+
+    With a byte ``unit``, a question about a stride, an adj_stride or an offset
+    is right in bytes of that dtype (what the fields show) and in elements (what
+    a lesson's prose and formulas count in). Every other question has one answer.
+
+    >>> q = Question("stride", "What is stride[0]?", 4, "", axis=0)
+    >>> from candela import Layout
+    >>> accepted_answers(q, Layout((3, 4))), accepted_answers(q, Layout((3, 4)), "float32")
+    ((4,), (16, 4))
+    """
+    value = expected_answer(question, layout)
+    size = byte_unit(unit)
+    if not size or question.ask not in IN_UNIT or isinstance(value, (bool, tuple)):
+        return (value,)
+    return (value * size, value) if size != 1 else (value,)
+
+
+def state_answer(question: Question, layout: Layout | Tensor, unit: str = "elements") -> str:
+    """The answer as a verdict states it: ``-7``, or ``-28 bytes of float32 (-7 elements)``."""
+    value = expected_answer(question, layout)
+    size = byte_unit(unit)
+    if not size or question.ask not in IN_UNIT or isinstance(value, (bool, tuple)):
+        return format_answer(value)
+    return f"{value * size} bytes of {unit} ({_elements(value)})"
+
+
+def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> str:
+    """:func:`explain` with strides, jumps and offsets in bytes of ``unit``; positions in cells.
+
+    >>> from candela import Layout
+    >>> q = Question("adj_stride", "", -7, "", axis=0)
+    >>> explain_in_bytes(q, Layout((3, 4)).transpose(), "float32")
+    'adj_stride[0] = 4 - 16*(3-1) = -28 bytes of float32 (-7 elements).'
+    """
+    lay = _as_layout(layout)
+    size = byte_unit(unit) or 1
+    of = f"bytes of {unit}"
+    shape = tuple(lay.shape)
+    stride = tuple(v * size for v in lay.stride)
+    ask = question.ask
+    if ask == "stride":
+        d = _axis(question, lay)
+        steps = lay.stride[d]
+        cells = "cell" if abs(steps) == 1 else "cells"
+        return (
+            f"one step along axis {d} moves {steps} {cells} in the buffer, {_num(steps)}*{size} "
+            f"{of}: stride[{d}] = {stride[d]} {of}."
+        )
+    if ask == "adj_stride":
+        d = _axis(question, lay)
+        terms = "".join(f" - {_num(stride[k])}*({shape[k]}-1)" for k in range(d + 1, len(shape)))
+        adj = lay.adj_stride[d]
+        return f"adj_stride[{d}] = {stride[d]}{terms} = {adj * size} {of} ({_elements(adj)})."
+    if ask == "offset":
+        return (
+            f"the first element, index {_index(0, len(shape))}, reads buffer position "
+            f"{lay.offset}, {lay.offset}*{size} {of} in: offset = {lay.offset * size} {of}."
+        )
+    if ask == "next_position":
+        (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
+        return (
+            f"walk step {question.after} reads position {here}; the next index {index} steps "
+            f"axis {axis}, so add adj_stride[{axis}] = {delta * size} {of}, {_cells(delta)}: "
+            f"{here} {_signed(delta)} = {there}."
+        )
+    if ask == "flat_index":
+        index = _index_of(question, lay)
+        terms = " + ".join(f"{i}*{_num(st)}" for i, st in zip(index, stride))
+        at = int(lay.flat_index(index))
+        return (
+            f"element {_bracket(index)} reads offset + index times stride, summed, in {of}: "
+            f"{lay.offset * size} + {terms} = {at * size}, so buffer position "
+            f"{at * size}/{size} = {at}."
+        )
+    return explain(question, lay)
+
+
+def unit_method(question: Question, unit: str) -> str:
+    """What a hint adds in a byte unit: the unit the answer is expected in ("" in elements)."""
+    size = byte_unit(unit)
+    if not size or question.ask not in IN_UNIT:
+        return ""
+    return (
+        f"The page counts bytes of {unit}, {size}-byte elements: multiply by {size}, or "
+        "answer in elements."
+    )
+
+
+def unit_note(unit: str, step: Step | None = None) -> str:
+    """What a page in a byte unit says under a lesson's text ("" in elements).
+
+    A lesson's prose is written by hand in elements and cannot be converted;
+    the note says so, and in which units the step's answer is taken.
+    """
+    if not byte_unit(unit):
+        return ""
+    note = (
+        "This lesson's text counts strides, offsets and jumps in elements; the fields, the "
+        f"odometer and the worked answers here count them in bytes of {unit}. Buffer "
+        "positions still number cells."
+    )
+    if step is not None and step.question is not None and step.question.ask in IN_UNIT:
+        note += f" Type your answer in bytes of {unit} or in elements: both count."
+    elif step is not None and step.challenge is not None:
+        note += " The target's stride and offset are in bytes too."
+    return note
+
+
+def _elements(value: int) -> str:
+    return f"{value} element" if abs(value) == 1 else f"{value} elements"
+
+
+def _cells(value: int) -> str:
+    return f"{value} cell" if abs(value) == 1 else f"{value} cells"
 
 
 def check_answer(question: Question, layout: Layout | Tensor, typed_text: str) -> tuple[bool, str]:
@@ -1067,30 +1225,53 @@ def format_answer(value: Answer) -> str:
 # --------------------------------------------------------------------------- hints
 
 
-def hint(question: Question, layout: Layout | Tensor, typed: str) -> str:
+def hint(question: Question, layout: Layout | Tensor, typed: str, unit: str = "elements") -> str:
     """What is wrong with a typed answer, and how to find the right one, without giving it.
 
     It may say what the typed value *is* (``4 is stride[1], the stride of axis
     1``) and which entries of a shape are off, and then how to work the answer
     out; it never names the right value, nor anything that pins it down (such
     as "right size, wrong sign"). Empty for a right answer; for text that is
-    not an answer, the message saying what to type.
+    not an answer, the message saying what to type. With a byte ``unit``, what
+    it says of the typed value holds in bytes of it (or in elements), and it
+    names the unit the answer is expected in.
     """
     lay = _as_layout(layout)
+    accepted = accepted_answers(question, lay, unit)
     expected = expected_answer(question, lay)
     try:
         given = parse_typed(question, typed)
     except ValueError as exc:
         return str(exc)
-    if given == expected:
+    if given in accepted:
         return ""
-    method = _METHODS[question.ask](question, lay)
-    noticed = _notice(question, lay, given, expected)
+    method = " ".join(
+        p for p in (_METHODS[question.ask](question, lay), unit_method(question, unit)) if p
+    )
+    noticed = ""
+    if len(accepted) > 1:  # the typed value read in bytes first, then in elements
+        noticed = _notice(question, _InBytes(lay, byte_unit(unit)), given, accepted[0])
+    noticed = noticed or _notice(question, lay, given, expected)
     text = f"{noticed} {method}" if noticed else method
     # A safety net: a hint that would show the answer falls back to the method alone.
-    if _shows_value(text, expected, _allowed_numbers(question)):
+    allowed = _allowed_numbers(question) | ({byte_unit(unit)} if len(accepted) > 1 else set())
+    if any(_shows_value(text, value, allowed) for value in accepted):
         text = method
     return text
+
+
+class _InBytes:
+    """A layout's strides, jumps, offset and positions in bytes: what a byte unit shows."""
+
+    def __init__(self, lay: Any, size: int) -> None:
+        self._lay, self._size = lay, size
+        self.shape, self.rank, self.len = tuple(lay.shape), lay.rank, lay.len
+        self.stride = tuple(v * size for v in lay.stride)
+        self.adj_stride = tuple(v * size for v in lay.adj_stride)
+        self.offset = lay.offset * size
+
+    def positions(self) -> list[int]:
+        return [int(p) * self._size for p in self._lay.positions()]
 
 
 def _notice(question: Question, lay: Any, given: Answer, expected: Answer) -> str:
@@ -1345,8 +1526,11 @@ def challenge_start(step: Step) -> Tensor:
     return run_step(step)
 
 
-def describe_target(target: Target, limit: int = 24) -> str:
+def describe_target(target: Target, limit: int = 24, unit: str = "elements") -> str:
     """The target in words, for the page to show beside the challenge's prompt.
+
+    Its stride and offset are in bytes of ``unit`` when that is a dtype name;
+    the walk's positions number cells.
 
     >>> describe_target(Target(shape=(4, 3), positions=(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)))
     'shape (4, 3); the walk visits 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11'
@@ -1355,9 +1539,9 @@ def describe_target(target: Target, limit: int = 24) -> str:
     if target.shape is not None:
         parts.append(f"shape {format_answer(target.shape)}")
     if target.stride is not None:
-        parts.append(f"stride {format_answer(target.stride)}")
+        parts.append(f"stride {_in_unit(target.stride, unit)}")
     if target.offset is not None:
-        parts.append(f"offset {target.offset}")
+        parts.append(f"offset {_in_unit(target.offset, unit)}")
     if target.positions is not None:
         shown = ", ".join(str(p) for p in target.positions[:limit])
         more = f", ... ({len(target.positions)} in all)" if len(target.positions) > limit else ""
@@ -1365,7 +1549,7 @@ def describe_target(target: Target, limit: int = 24) -> str:
     return "; ".join(parts)
 
 
-def grade_challenge(step: Step, typed: str) -> Verdict:
+def grade_challenge(step: Step, typed: str, unit: str = "elements") -> Verdict:
     """Grade a typed pipeline against the step's challenge: the layout it reaches counts.
 
     The text is parsed by :func:`explorer.pipeline.parse` (never evaluated) and
@@ -1375,7 +1559,8 @@ def grade_challenge(step: Step, typed: str) -> Verdict:
     pipeline that runs but misses says what differs: the shape, the stride,
     the offset, or where the walk first leaves the target's. A pipeline that
     copies (``as_contiguous``) is refused: the target is a view of the same
-    buffer. A wrong verdict never shows a solution.
+    buffer. A wrong verdict never shows a solution. Strides and offsets are
+    stated in ``unit``, as the page shows them.
     """
     from explorer.pipeline import PipelineError, format_pipeline, parse
     from explorer.state import MAX_OPS_CHARS, StateError, evaluate
@@ -1409,7 +1594,7 @@ def grade_challenge(step: Step, typed: str) -> Verdict:
             f"`{chain}` copies the elements into a new buffer; the target is a view of "
             "the same buffer, so reach it without a copy."
         )
-    difference = _difference(challenge.target, result.layout)
+    difference = _difference(challenge.target, result.layout, unit)
     if difference:
         return _miss(f"`{chain}` {difference}.")
     return Verdict(
@@ -1418,18 +1603,18 @@ def grade_challenge(step: Step, typed: str) -> Verdict:
         f"Right: `{chain}` reaches the target. {challenge.why}",
         None,
         None,
-        _summary(result.layout),
+        _summary(result.layout, unit),
     )
 
 
-def show_solution(step: Step) -> Verdict:
+def show_solution(step: Step, unit: str = "elements") -> Verdict:
     """The "show me" of a challenge: the reference solution, its reason and its layout."""
     from explorer.state import evaluate
 
     challenge = _challenge_of(step)
     layout = evaluate(None, challenge.solution, start=challenge_start(step)).layout
     message = f"One pipeline that works: `{challenge.solution.strip()}`. {challenge.why}"
-    return Verdict(False, True, message, None, None, _summary(layout), revealed=True)
+    return Verdict(False, True, message, None, None, _summary(layout, unit), revealed=True)
 
 
 _TYPE_A_PIPELINE = (
@@ -1456,7 +1641,7 @@ def _miss(reason: str) -> Verdict:
     return Verdict(False, True, f"Not quite: {reason}", None, None, hint=reason)
 
 
-def _difference(target: Target, lay: Any) -> str:
+def _difference(target: Target, lay: Any, unit: str = "elements") -> str:
     # What first differs between the layout and the target, in words; "" when it matches.
     shape, stride = tuple(lay.shape), tuple(lay.stride)
     if target.shape is not None and shape != target.shape:
@@ -1479,21 +1664,34 @@ def _difference(target: Target, lay: Any) -> str:
             return f"walks {len(walk)} cells, but the target's walk has {len(target.positions)}"
     if target.stride is not None and stride != target.stride:
         return (
-            f"has the target's shape but stride {format_answer(stride)}, not "
-            f"{format_answer(target.stride)}"
+            f"has the target's shape but stride {_in_unit(stride, unit)}, not "
+            f"{_in_unit(target.stride, unit)}"
         )
     if target.offset is not None and lay.offset != target.offset:
-        return f"starts at offset {lay.offset}, but the target starts at offset {target.offset}"
+        return (
+            f"starts at offset {_in_unit(lay.offset, unit)}, but the target starts at offset "
+            f"{_in_unit(target.offset, unit)}"
+        )
     return ""
 
 
-def _summary(lay: Any) -> str:
+def _summary(lay: Any, unit: str = "elements") -> str:
     walk = ", ".join(str(int(p)) for p in lay.positions()[:12])
     more = ", ..." if lay.len > 12 else ""
     return (
-        f"shape {format_answer(tuple(lay.shape))}, stride {format_answer(tuple(lay.stride))}, "
-        f"offset {lay.offset}; the walk visits {walk}{more}."
+        f"shape {format_answer(tuple(lay.shape))}, stride {_in_unit(tuple(lay.stride), unit)}, "
+        f"offset {_in_unit(lay.offset, unit)}; the walk visits {walk}{more}."
     )
+
+
+def _in_unit(value: int | tuple[int, ...], unit: str) -> str:
+    # A stride or an offset as the page shows it: in elements, or in bytes of a dtype.
+    size = byte_unit(unit)
+    if not size:
+        return format_answer(value) if isinstance(value, tuple) else str(value)
+    if isinstance(value, tuple):
+        return f"{format_answer(tuple(v * size for v in value))} bytes of {unit}"
+    return f"{value * size} bytes of {unit}"
 
 
 # --------------------------------------------------------------------------- helpers

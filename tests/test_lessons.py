@@ -1074,3 +1074,30 @@ def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
 def test_a_lesson_without_the_new_fields_still_loads(tmp_path: Path) -> None:
     lesson = load_lesson_file(_write(tmp_path, _valid()))
     assert lesson.steps[0].reveal == "" and lesson.steps[0].challenge is None
+
+
+@pytest.mark.parametrize(("lesson", "index", "step"), QUESTIONS)
+def test_in_a_byte_unit_an_answer_is_right_in_bytes_or_elements_and_a_hint_shows_neither(
+    lesson: Lesson, index: int, step: Step
+) -> None:
+    question = step.question
+    layout = step_layout(step)
+    accepted = lessons.accepted_answers(question, layout, "float32")
+    in_unit = question.ask in lessons.IN_UNIT
+    assert accepted == ((question.answer * 4, question.answer) if in_unit else (question.answer,))
+    for value in accepted:
+        assert grade(question, layout, format_answer(value), "float32").correct
+    shown = lessons.show_me(question, layout, "float32")
+    assert shown.expected == accepted[0]
+    assert f"is {format_answer(accepted[0])}" in shown.message
+    if in_unit:
+        assert f"{accepted[0]} bytes of float32" in shown.worked
+    if isinstance(question.answer, bool):
+        return
+    for wrong in _wrong_values(question.answer):
+        if wrong in accepted or (in_unit and wrong * 4 in accepted):
+            continue
+        verdict = grade(question, layout, format_answer(wrong), "float32")
+        assert not verdict.correct and verdict.expected is None and verdict.worked == ""
+        for value in accepted:
+            assert not _names(verdict.hint, value, question, strict=False), verdict.hint

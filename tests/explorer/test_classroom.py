@@ -358,3 +358,59 @@ def test_toggling_presenter_mode_writes_the_url_at_once():
     assert ex.url.location.search == "?lesson=transpose&step=2&presenter=true"
     ex.presenter = False
     assert ex.url.location.search == "?lesson=transpose&step=2"
+
+
+# --------------------------------------------------------------------------- one unit
+
+
+def test_in_a_byte_unit_a_lesson_states_strides_jumps_and_offsets_in_bytes():
+    ex = Explorer(lesson="transpose", step=2, unit="float32")  # adj_stride[0]: -7 elements
+    cr = ex.classroom
+    assert "bytes of float32" in cr.unit_note_pane.object and cr.unit_note_pane.visible
+    assert "-28" not in cr.unit_note_pane.object and "-7" not in cr.unit_note_pane.object
+    wrong = cr.check("3")
+    assert not wrong.correct and "-28" not in wrong.message and "-7" not in wrong.message
+    assert "bytes of float32" in wrong.message  # the hint names the unit expected
+    shown = cr.show_me()
+    assert "adj_stride[0] is -28 bytes of float32 (-7 elements)" in shown.message
+    assert "adj_stride[0] = 4 - 16*(3-1) = -28 bytes of float32" in shown.worked
+    assert "-28 bytes of float32" in cr.verdict_pane.object
+    ex.unit = "float64"  # the verdict on screen follows the unit
+    assert "-56 bytes of float64 (-7 elements)" in cr.verdict_pane.object
+    ex.unit = "elements"
+    assert "adj_stride[0] is -7." in cr.verdict_pane.object and not cr.unit_note_pane.visible
+
+
+@pytest.mark.parametrize("typed", ["-28", "-7", "−28"])
+def test_in_a_byte_unit_an_answer_counts_in_bytes_or_in_elements(typed):
+    ex = Explorer(lesson="transpose", step=2, unit="float32")
+    verdict = ex.classroom.check(typed)
+    assert verdict.correct and verdict.expected == -28
+    assert "Right: adj_stride[0] is -28 bytes of float32 (-7 elements)" in verdict.message
+
+
+def test_in_a_byte_unit_positions_still_number_cells_and_jumps_are_in_bytes():
+    ex = Explorer(lesson="transpose", step=3, unit="float32")  # the position after 9
+    verdict = ex.classroom.check("2")
+    assert verdict.correct and not ex.classroom.check("8").correct
+    assert "adj_stride[0] = -28 bytes of float32, -7 cells: 9 - 7 = 2" in verdict.worked
+    ex = Explorer(lesson="slicing", step=1, unit="int16")  # offset 6 elements
+    verdict = ex.classroom.check("12")
+    assert verdict.correct and "offset = 12 bytes of int16" in verdict.worked
+
+
+def test_in_a_byte_unit_a_challenge_target_and_its_summary_are_in_bytes():
+    ex = Explorer(lesson="challenges", step=1, unit="float32")
+    cr = ex.classroom
+    assert "stride (4, 16) bytes of float32" in cr.question_pane.object
+    verdict = cr.check(cr.current_step.challenge.solution)
+    assert verdict.correct and "stride (4, 16) bytes of float32" in verdict.worked
+
+
+@pytest.mark.parametrize("unit", ["bogus", "", None, 7])
+def test_a_unit_that_is_not_a_dtype_counts_in_elements(unit):
+    step = L.load_lesson("transpose").steps[1]
+    layout = L.step_layout(step)
+    assert L.accepted_answers(step.question, layout, unit) == (-7,)
+    assert L.grade(step.question, layout, "-7", unit).correct
+    assert "bytes" not in L.show_me(step.question, layout, unit).message

@@ -137,3 +137,24 @@ def test_a_bad_lesson_link_says_so_and_the_page_still_works(open_lesson):
     page = open_lesson("?lesson=contiguity&step=3")
     expect(page.locator(".candela-error")).to_contain_text("non-contiguous")
     expect(page.locator(".candela-lesson-text")).to_contain_text("NonContiguousView")
+
+
+def test_in_a_byte_unit_the_revealed_answer_and_its_working_are_in_bytes(open_lesson):
+    page = open_lesson("?lesson=transpose&step=2&unit=float32")
+    note = page.locator(".candela-unit-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("in elements")
+    expect(note).to_contain_text("bytes of float32")
+    answer = page.locator(".candela-answer input")
+    answer.focus()
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    expect(page.locator(".candela-verdict-wrong")).to_contain_text("bytes of float32")
+    visible = page.locator("body").inner_text()
+    for value in ("-28", "−28", "-7", "−7"):
+        assert value not in visible, value
+    page.locator(".candela-show-me button").click()
+    verdict = page.locator(".candela-verdict")
+    expect(verdict).to_contain_text("adj_stride[0] is -28 bytes of float32 (-7 elements)")
+    expect(page.locator(".candela-worked")).to_contain_text("4 - 16*(3-1) = -28 bytes")
+    expect(page.locator(".candela-adj-stride")).to_have_text("(-28, 16)")

@@ -56,3 +56,44 @@ def test_the_same_explorer_shown_twice_gets_figures_of_its_own_drawing_one_state
     ex.ops = ".transpose()"
     assert a.frames_source.data["pos"].tolist() == b.frames_source.data["pos"].tolist()
     assert b.frames_source.data["pos"].tolist()[:4] == [0, 4, 8, 1]
+
+
+def _pos(view) -> list[int]:
+    return view.figures.frames_source.data["pos"].tolist()
+
+
+def test_a_display_that_is_gone_is_dropped_and_no_longer_redrawn():
+    from types import SimpleNamespace
+
+    from bokeh.document import Document
+    from panel.config import _cleanup_panel
+
+    ex = Explorer(shape=(3, 4))
+    cell, page, kept = ex.__panel__(), ex.__panel__(), ex.__panel__()
+    cell_root = cell.get_root(Document())
+    page_doc = Document()
+    page.server_doc(page_doc)  # as a served session shows it
+    kept.get_root(Document())
+    cleared, closed, live = ex._views
+    # What Panel does when a notebook output is cleared, and when a session closes.
+    _cleanup_panel(cell_root.ref["id"])
+    page._server_destroy(SimpleNamespace(_document=page_doc))
+    assert ex._views == [live] and ex.figures is live.figures
+    ex.ops = ".transpose()"
+    assert _pos(live)[:4] == [0, 4, 8, 1] and ex.error is None
+    assert _pos(cleared)[:4] == _pos(closed)[:4] == [0, 1, 2, 3]  # not redrawn
+
+
+def test_a_view_drawn_again_after_its_cleanup_is_redrawn_again():
+    from bokeh.document import Document
+
+    ex = Explorer(shape=(3, 4))
+    shown = ex.__panel__()
+    doc = Document()
+    root = shown.get_root(doc)
+    shown._cleanup(root)
+    assert ex._views == []
+    ex.ops = ".transpose()"
+    shown.get_root(doc)  # a notebook widget shown anew renders the same column again
+    (view,) = ex._views
+    assert _pos(view)[:4] == [0, 4, 8, 1]

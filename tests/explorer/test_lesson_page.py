@@ -139,6 +139,40 @@ def test_classroom_panel_offers_the_download():
     assert len(buttons) == 1 and buttons[0].filename == "candela-lesson-transpose.html"
 
 
+def test_a_page_in_a_byte_unit_states_strides_jumps_and_offsets_in_bytes():
+    lesson = L.load_lesson("transpose")
+    data = lesson_page_data(lesson, "float32")
+    assert data["unit"] == "float32"
+    step = data["steps"][1]  # adj_stride[0]: -7 elements, -28 bytes
+    q = step["question"]
+    assert q["expected"] == "-28" and q["accepted"] == ["-28", "-7"]
+    assert "adj_stride[0] is -28 bytes of float32 (-7 elements)" in q["shown"]
+    assert "= -28 bytes of float32" in q["shown_worked"] and q["right"] == q["shown"].replace(
+        "The answer:", "Right:"
+    )
+    assert '<code class="candela-adj-stride">(-28, 16)</code>' in step["drawing"]["fields"]
+    assert step["drawing"]["tags"] == [{"scale": 4, "unit": "float32"}]  # the odometer's
+    assert "candela-unit-note" in step["text"] and "bytes of float32" in step["text"]
+    for hint in [q["method"], *q["hints"].values()]:
+        assert "-28" not in hint and "-7" not in hint
+    # In elements nothing changes, and a unit that is not a dtype counts as elements.
+    plain = lesson_page_data(lesson)["steps"][1]
+    assert plain["question"]["accepted"] == ["-7"] and "candela-unit-note" not in plain["text"]
+    assert lesson_page_data(lesson, "bogus")["unit"] == "elements"
+
+
+def test_the_download_follows_the_unit_on_screen():
+    from explorer.state import ExplorerState
+
+    st = ExplorerState(lesson="transpose", unit="float64")
+    button = download_button(st)
+    assert button.filename == "candela-lesson-transpose-float64.html"
+    page = button.callback().getvalue().decode("utf-8")
+    assert "bytes of float64" in page
+    st.unit = "elements"
+    assert button.filename == "candela-lesson-transpose.html"
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -150,6 +184,14 @@ def test_cli_export_lesson_writes_the_page(tmp_path, capsys):
     out = capsys.readouterr().out
     assert str(path) in out and "5 steps" in out
     assert [p.name for p in tmp_path.iterdir()] == ["transpose.html"]  # no temporary left
+
+
+def test_cli_export_lesson_refuses_a_unit_that_is_not_a_dtype(tmp_path, capsys):
+    path = tmp_path / "page.html"
+    assert main(["--export-lesson", "transpose", str(path), "--unit", "float33"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--unit" in err and "float32" in err
+    assert not path.exists()
 
 
 def test_cli_export_lesson_refuses_an_unknown_id(tmp_path, capsys):
@@ -181,6 +223,9 @@ def lesson_files(tmp_path_factory):
     for lesson_id in ("transpose", "slicing", "view-or-reshape", "challenges"):
         paths[lesson_id] = folder / f"{lesson_id}.html"
         assert main(["--export-lesson", lesson_id, str(paths[lesson_id])]) == 0
+    paths["transpose-float32"] = folder / "transpose-float32.html"
+    command = ["--export-lesson", "transpose", str(paths["transpose-float32"])]
+    assert main([*command, "--unit", "float32"]) == 0
     return paths
 
 
@@ -349,3 +394,23 @@ def test_offline_challenge_offers_show_me_only(open_lesson):
     expect(page.locator(".candela-answer input")).to_be_hidden()
     page.locator(".candela-show-me button").click()
     expect(page.locator(".candela-verdict-shown")).to_contain_text("One pipeline that works")
+
+
+@pytest.mark.browser
+def test_offline_lesson_in_bytes_takes_bytes_or_elements_and_reveals_bytes(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("transpose-float32")
+    expect(page.locator(".candela-unit-note")).to_contain_text("bytes of float32")
+    _answer(page, "1")  # stride[0] in elements
+    expect(page.locator(".candela-verdict-right")).to_contain_text("4 bytes of float32")
+    page.locator(".candela-next button").click()
+    expect(page.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+    _answer(page, "3")
+    expect(page.locator(".candela-verdict-wrong")).to_contain_text("bytes of float32")
+    _answer(page, "-28")
+    expect(page.locator(".candela-verdict-right")).to_contain_text(
+        "adj_stride[0] is -28 bytes of float32 (-7 elements)"
+    )
+    expect(page.locator(".candela-adj-stride")).to_have_text("(-28, 16)")
+    expect(page.locator(".candela-odometer")).to_contain_text("bytes")
