@@ -32,6 +32,7 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
 from explorer.state import DEFAULT_SHAPE, ExplorerState
+from explorer.steady import Steady
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
 from explorer.url import Location, UrlSync
 
@@ -98,6 +99,7 @@ class _View:
         self.root = _Root(
             ex.title,
             self.columns,
+            Steady(),  # the figures repaint only when they change
             css_classes=["candela-explorer"],
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll

@@ -38,6 +38,7 @@ from bokeh.plotting import figure
 
 from . import columns as C
 from .fields import DTYPE_BYTES
+from .steady import TAG as STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
@@ -84,6 +85,7 @@ def _figure(name: str) -> figure:
         # Never squeezed to its column (which stretched cells out of square): a figure
         # wider than its panel keeps its size and scrolls inside the panel.
         styles={"max-width": "none"},
+        tags=[STEADY_TAG],  # repainted only when it changes (explorer/steady.mjs)
     )
     return fig
 

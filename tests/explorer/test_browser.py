@@ -280,3 +280,53 @@ def test_each_figure_has_a_text_alternative_that_follows_the_walk(open_explorer)
         expect(figure).to_have_attribute(
             "aria-label", re.compile(r"element 2 of 12 · index \(0, 1\) · axis 1 .* \+4 .*→ 4")
         )
+
+
+PAINTS_JS = """() => {
+  const P = Bokeh.Models.get('Plot').prototype.default_view.prototype;
+  if (!P.__counted) {
+    P.__counted = true;
+    const paint = P._actual_paint;
+    P._actual_paint = function () {
+      window.__paints[this.model.name] = (window.__paints[this.model.name] ?? 0) + 1;
+      return paint.apply(this, arguments);
+    };
+  }
+  window.__paints = {};
+}"""
+
+
+def settle(page):
+    # Two animation frames after the page stops changing: every paint has happened.
+    page.wait_for_timeout(300)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
+    page = open_explorer("?shape=16,16")
+    settle(page)
+    page.evaluate(PAINTS_JS)
+    # The op chooser changes the help line and the argument boxes, not the figures.
+    page.locator(".candela-ops button", has_text="slice").click()
+    expect(page.locator(".candela-arg-slice-0 input")).to_be_visible()
+    settle(page)
+    assert page.evaluate("() => window.__paints") == {}
+    # A new walk over the same shape repaints both figures (their colours change) ...
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".transpose()")
+    ops.press("Enter")
+    expect(page.locator(".candela-stride")).to_have_text("(1, 16)")
+    settle(page)
+    painted = page.evaluate("() => window.__paints")
+    assert painted.get("logical-figure", 0) >= 1 and painted.get("buffer-figure", 0) >= 1
+    # ... and a new shape redraws them at their new size.
+    page.evaluate(PAINTS_JS)
+    width = page.evaluate(model_js("return m('logical-figure').width"))
+    ops.fill(".view((4, 64))")
+    ops.press("Enter")
+    expect(page.locator(".candela-shape")).to_have_text("(4, 64)")
+    settle(page)
+    assert page.evaluate("() => window.__paints").get("logical-figure", 0) >= 1
+    box = page.locator("[aria-label^='Logical grid']").bounding_box()
+    assert page.evaluate(model_js("return m('logical-figure').width")) != width
+    assert abs(box["width"] - page.evaluate(model_js("return m('logical-figure').width"))) <= 1

@@ -1,0 +1,35 @@
+// Candela Explorer, in the browser: figures repaint only when what they show changes.
+//
+// Bokeh lays a whole page out again whenever any part of it changes size or
+// children (a help line, an argument box, the fields), and its PlotView marks
+// itself for a full repaint on every such layout, even when its own size and
+// frame stay the same ("TODO: invalidating all should imply needs paint" in
+// Bokeh 3.9's plot.ts). At 4,096 cells that was a full repaint of both figures
+// for a click on the op chooser. Here a layout keeps the plot's paint flags as
+// they were: Bokeh's own after-layout check still repaints when the canvas or
+// the frame moved or changed size, and every data, range or glyph change still
+// requests its paint as before. Only plots whose model carries the tag below
+// are touched, so other Bokeh plots on a notebook page behave as Bokeh made them.
+
+const TAG = "candela-steady"
+
+function steady(Bokeh) {
+  const PlotView = Bokeh?.Models?.get?.("Plot")?.prototype?.default_view
+  if (PlotView == null || PlotView.prototype.__candelaSteady) return
+  const update = PlotView.prototype._update_layout
+  PlotView.prototype.__candelaSteady = true
+  PlotView.prototype._update_layout = function () {
+    const needsPaint = this._needs_paint
+    const invalidateAll = this._invalidate_all
+    update.call(this)
+    if (this.model.tags?.includes?.(TAG) && this._inner_bbox != null) {
+      this._needs_paint = needsPaint
+      this._invalidate_all = invalidateAll
+    }
+  }
+}
+
+export function render() {
+  steady(globalThis.Bokeh)
+  return document.createElement("span")
+}
