@@ -98,7 +98,7 @@ def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
     assert (
         cols.buffer_labels["reads_label"][4] == "×3" and cols.buffer_labels["reads_label"][0] == ""
     )
-    assert all(c == C.GREY for c in np.asarray(cols.buffer["color"])[reads == 0])
+    assert all(c == C.GREY_RGBA for c in np.asarray(cols.buffer["color"])[reads == 0])
     # A read cell takes the colour of the first logical element that reads it.
     first = np.asarray(cols.buffer["first_reader"])
     for p in np.flatnonzero(reads):
@@ -140,7 +140,7 @@ def test_labels_are_built_only_up_to_the_label_limit():
     assert small.logical_labels["value_label"] == small.logical["value"]
     assert small.buffer_labels["pos_label"][:3] == ["0", "1", "2"]
     # Each label's text colour is the one for its cell's colour.
-    text_for = dict(zip(C._PALETTE.tolist(), C._PALETTE_TEXT.tolist()))
+    text_for = dict(zip(C._PALETTE_RGBA.tolist(), C._PALETTE_TEXT.tolist()))
     assert [text_for[c] for c in small.logical["color"]] == list(small.logical_labels["text_color"])
     big = C.columns_for(Tensor.arange((64, 64)))
     assert not big.labels and len(big.logical["x"]) == 4096
