@@ -430,30 +430,6 @@ def _compact(data: dict) -> dict:
     return out
 
 
-def pad_rows(data: dict, n: int) -> dict:
-    """Every column of ``data`` padded to ``n`` rows that draw nothing (x and y NaN, no text).
-
-    The label sources keep one length, so the browser never sees a text glyph's
-    rows shrink: Bokeh's text glyph measures its labels asynchronously and, when
-    a source gets shorter, reads the old colours past the new end (a RangeError).
-    """
-    rows = len(next(iter(data.values()), ()))
-    if rows >= n:
-        return data
-    extra = n - rows
-    out = {}
-    for key, column in data.items():
-        if key.startswith(("x", "y")):
-            out[key] = np.concatenate([np.asarray(column, dtype=float), np.full(extra, np.nan)])
-        elif key.endswith("color"):
-            out[key] = np.concatenate(
-                [np.asarray(column, dtype=object), np.full(extra, "#000000", dtype=object)]
-            )
-        else:
-            out[key] = list(column) + [""] * extra
-    return out
-
-
 def changed_columns(old: dict, new: dict) -> dict:
     """The columns of ``new`` that differ from ``old``; all of ``new`` when the keys or lengths differ.
 

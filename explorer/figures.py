@@ -18,7 +18,7 @@ import html
 import re
 from pathlib import Path
 
-from bokeh.core.properties import value
+import numpy as np
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
@@ -51,9 +51,9 @@ CELL_FILL = 0.9
 #: 1280 px screen. A grid too wide for it at MIN_CELL scrolls inside its panel.
 LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 
-#: Label glyphs: (text column, x, y, align, baseline, px at scale 1, y_offset, bold,
-#: the smallest cell in px the label shows in). Labels shrink with their cells and drop
-#: below that size (hover still tells), so they never overlap.
+#: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
+#: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
+#: cells and drop below that size (hover still tells), so they never overlap.
 _LOGICAL_LABELS = (
     ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
     ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
@@ -65,6 +65,59 @@ _BUFFER_LABELS = (
 )
 #: A label's font is at most this share of its cell's size.
 _FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
+#: Label kinds that would answer a question about positions: hidden while one waits.
+POSITION_LABELS = frozenset({"pos_label", "reads_label"})
+#: Up to this many tile headers (rank > 2); a shape with more has none (too small to read).
+TILE_LIMIT = 256
+#: Every text of a figure is a row of its one labels source, drawn by one text glyph.
+LABEL_KEYS = (
+    "x", "y", "text", "color", "size", "align", "baseline", "x_offset", "y_offset", "style", "kind",
+)  # fmt: skip
+#: The rows of each figure's labels source, always: each kind has its block, padded with
+#: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
+#: measures labels asynchronously and read past the new end: a RangeError).
+LABEL_BLOCKS = {
+    "logical": [*(spec[0] for spec in _LOGICAL_LABELS), "tile"],
+    "buffer": [*(spec[0] for spec in _BUFFER_LABELS), "offset"],
+}
+
+
+def _block_size(kind: str) -> int:
+    return {"tile": TILE_LIMIT, "offset": 1}.get(kind, C.LABEL_LIMIT)
+
+
+def _font(px: float) -> str:
+    return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
+
+
+def _label_block(kind: str, rows: dict | None) -> dict:
+    """One kind's rows padded to its block: ``rows`` has x, y, text, color and the kind's
+    constant style (size, align, baseline, x_offset, y_offset, style); None draws nothing."""
+    n = _block_size(kind)
+    count = 0 if rows is None else min(len(rows["text"]), n)
+    pad = n - count
+    nan = np.full(pad, np.nan, dtype=np.float32)
+    out = {
+        "x": np.concatenate([np.asarray(rows["x"][:count] if count else [], np.float32), nan]),
+        "y": np.concatenate([np.asarray(rows["y"][:count] if count else [], np.float32), nan]),
+        "text": [*(rows["text"][:count] if count else []), *[""] * pad],
+        "color": [*(list(rows["color"][:count]) if count else []), *["#000000"] * pad],
+    }
+    for key, default in (("size", "0px"), ("align", "left"), ("baseline", "middle"),
+                         ("x_offset", 0.0), ("y_offset", 0.0), ("style", "normal")):  # fmt: skip
+        out[key] = [rows[key] if count else default] * n
+    out["kind"] = [kind] * n
+    return out
+
+
+def _join(blocks: list[dict]) -> dict:
+    data = {}
+    for key in LABEL_KEYS:
+        parts = [block[key] for block in blocks]
+        data[key] = np.concatenate(parts) if key in ("x", "y") else [v for p in parts for v in p]
+    for key in ("x_offset", "y_offset"):
+        data[key] = np.asarray(data[key], dtype=np.float32)
+    return data
 
 
 def _figure(name: str) -> figure:
@@ -168,15 +221,6 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def _show(renderer, visible: bool, font: float) -> None:
-    # Set a text glyph's visibility and font size, sending only what changed.
-    size = f"{int(font * 2) / 2:g}px"  # whole or half pixels, never larger than asked
-    if renderer.visible != visible:
-        renderer.visible = visible
-    if visible and renderer.glyph.text_font_size != size:
-        renderer.glyph.text_font_size = size
-
-
 def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> float:
     """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
 
@@ -232,9 +276,9 @@ class Figures:
         self.logical_source = source(C.LOGICAL_KEYS, "logical-source")
         self.buffer_source = source(C.BUFFER_KEYS, "buffer-source")
         self.frames_source = source(C.FRAME_KEYS, "frames-source")
-        self.tiles_source = source(("x", "y", "text"), "tiles-source")
-        self.logical_labels_source = source(C.LOGICAL_LABEL_KEYS, "logical-labels-source")
-        self.buffer_labels_source = source(C.BUFFER_LABEL_KEYS, "buffer-labels-source")
+        # Every text of a figure (cell labels, tile headers, the offset's name): see LABEL_BLOCKS.
+        self.labels_logical = source(LABEL_KEYS, "labels-logical-source")
+        self.labels_buffer = source(LABEL_KEYS, "labels-buffer-source")
         self.offset_source = source(("x", "y"), "offset-source")
         # Written by the browser every frame or hover; never sent back to the server.
         # The cursor's and the hover's frames, every ring a row (see mark_rows).
@@ -244,30 +288,23 @@ class Figures:
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
 
-    def _labels(self, fig: figure, source: ColumnDataSource, specs) -> list:
-        out = []
-        for text, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
-            renderer = fig.text(
-                x,
-                y,
-                text=text,
-                source=source,
-                text_align=align,
-                text_baseline=baseline,
-                text_font_size=f"{px}px",
-                text_color="text_color",
-                y_offset=y_offset,
-                text_font_style="bold" if bold else "normal",
-            )
-            self.label_spec[renderer.id] = (fig.name, text, px, min_cell)
-            if text in ("pos_label", "reads_label"):
-                self.position_labels.add(renderer.id)
-            out.append(renderer)
-        return out
+    @staticmethod
+    def _text(fig: figure, source: ColumnDataSource):
+        return fig.text(
+            "x",
+            "y",
+            text="text",
+            source=source,
+            text_align="align",
+            text_baseline="baseline",
+            text_font_size="size",
+            text_color="color",
+            x_offset="x_offset",
+            y_offset="y_offset",
+            text_font_style="style",
+        )
 
     def _build_logical(self) -> None:
-        self.label_spec: dict[str, tuple] = {}
-        self.position_labels: set[str] = set()
         lf = self.logical_figure = _figure("logical-figure")
         self.logical_cells = lf.rect(
             "x",
@@ -279,16 +316,7 @@ class Figures:
             line_color=None,
             name="logical-cells",
         )
-        self.labels = self._labels(lf, self.logical_labels_source, _LOGICAL_LABELS)
-        self.tile_labels = lf.text(
-            "x",
-            "y",
-            text="text",
-            source=self.tiles_source,
-            text_font_size="11px",
-            text_baseline="middle",
-            text_color="#333333",
-        )
+        self._text(lf, self.labels_logical)
         self.frames = [_frames(lf, self.marks_logical)]
 
     def _build_buffer(self) -> None:
@@ -304,7 +332,7 @@ class Figures:
             line_color=None,
             name="buffer-cells",
         )
-        self.labels += self._labels(bf, self.buffer_labels_source, _BUFFER_LABELS)
+        self._text(bf, self.labels_buffer)
         bf.scatter(
             "x",
             "y",
@@ -313,17 +341,6 @@ class Figures:
             size=12,
             fill_color=C.OFFSET,
             line_color=C.OFFSET,
-        )
-        bf.text(
-            "x",
-            "y",
-            text=value("offset"),
-            source=self.offset_source,
-            text_align="left",
-            text_baseline="middle",
-            text_font_size="10px",
-            text_color=C.OFFSET,
-            x_offset=8,
         )
         self.frames.append(_frames(bf, self.marks_buffer))
         bf.bezier(
@@ -467,9 +484,6 @@ class Figures:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
         _set_data(self.logical_source, cols.logical)
         _set_data(self.buffer_source, cols.buffer)
-        _set_data(self.logical_labels_source, C.pad_rows(cols.logical_labels, C.LABEL_LIMIT))
-        _set_data(self.buffer_labels_source, C.pad_rows(cols.buffer_labels, C.LABEL_LIMIT))
-        _set_data(self.tiles_source, cols.tiles)
         off = layout.offset
         if not cols.summary and len(cols.buffer["pos"]) and layout.len:
             offset = {"x": [cols.buffer["x"][off]], "y": [cols.buffer["y"][off] - 0.62]}
@@ -509,7 +523,10 @@ class Figures:
         n = len(cols.frames["pos"])
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         self._draw_first_frame(cols, n)
-        self._size_labels(cols, {f"{fig}-figure": cell for fig, cell in cells.items()})
+        self.cells = cells
+        labels = self.label_rows(cols, cells, self.concealed)
+        _set_data(self.labels_logical, labels["logical"])
+        _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
     def _tooltips(concealed: bool) -> dict:
@@ -527,20 +544,62 @@ class Figures:
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
 
-    def _size_labels(self, cols: C.Columns, cells: dict[str, float]) -> None:
-        # Each label as large as its cell allows (up to its size at this scale), or hidden.
-        for renderer in self.labels:
-            figure_name, text, px, min_cell = self.label_spec[renderer.id]
-            cell = cells.get(figure_name, 0.0)
-            font = min(px * self.scale, cell * _FONT_SHARE[text])
-            hidden = self.concealed and renderer.id in self.position_labels
-            _show(renderer, cols.labels and cell >= min_cell * self.scale and not hidden, font)
-        # Tile headers fit over their tile's width, or drop (the hover names the index).
+    def label_blocks(self, cols: C.Columns, cells: dict[str, float], concealed: bool) -> dict:
+        """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`_label_block`):
+        every label as large as its cell allows (up to its size at this scale), or dropped;
+        position labels dropped while ``concealed``."""
+        out = {}
+        for fig, specs, data in (
+            ("logical", _LOGICAL_LABELS, cols.logical_labels),
+            ("buffer", _BUFFER_LABELS, cols.buffer_labels),
+        ):
+            cell = cells.get(fig, 0.0)
+            blocks = []
+            for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
+                shown = cols.labels and cell >= min_cell * self.scale and len(data[kind])
+                rows = None
+                if shown and not (concealed and kind in POSITION_LABELS):
+                    rows = {
+                        "x": data[x], "y": data[y], "text": data[kind],
+                        "color": data["text_color"],
+                        "size": _font(min(px * self.scale, cell * _FONT_SHARE[kind])),
+                        "align": align, "baseline": baseline, "x_offset": 0.0,
+                        "y_offset": float(y_offset), "style": "bold" if bold else "normal",
+                    }  # fmt: skip
+                blocks.append([kind, rows])
+            blocks.append(list(self._extra_label(fig, cols, cell)))
+            out[fig] = blocks
+        return out
+
+    def label_rows(self, cols: C.Columns, cells: dict[str, float], concealed: bool) -> dict:
+        """Each figure's labels source data: its blocks, each padded to its fixed size."""
+        blocks = self.label_blocks(cols, cells, concealed)
+        return {fig: _join([_label_block(k, r) for k, r in b]) for fig, b in blocks.items()}
+
+    def _extra_label(self, fig: str, cols: C.Columns, cell: float) -> tuple:
+        # The logical grid's tile headers (rank > 2), which fit over their tile's width or
+        # drop (the hover names the index); the buffer's name for its offset marker.
+        if fig == "buffer":
+            offset = self.offset_source.data
+            if not len(offset["x"]):
+                return "offset", None
+            return "offset", {
+                "x": offset["x"], "y": offset["y"], "text": ["offset"], "color": [C.OFFSET_TEXT],
+                "size": _font(10 * self.scale), "align": "left", "baseline": "middle",
+                "x_offset": 8.0 * self.scale, "y_offset": 0.0, "style": "normal",
+            }  # fmt: skip
         texts = cols.tiles["text"]
-        if len(texts):
-            room = cells.get("logical-figure", 0.0) * cols.grid.shape[-1]
-            font = min(11 * self.scale, room / (0.62 * max(len(t) for t in texts)))
-            _show(self.tile_labels, font >= 7, font)
+        if not len(texts) or len(texts) > TILE_LIMIT:
+            return "tile", None
+        room = cell * cols.grid.shape[-1]
+        font = min(11 * self.scale, room / (0.62 * max(len(t) for t in texts)))
+        if font < 7:
+            return "tile", None
+        return "tile", {
+            "x": cols.tiles["x"], "y": cols.tiles["y"], "text": cols.tiles["text"],
+            "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
+            "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
+        }  # fmt: skip
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
         # Frame 0, so the page shows a cursor and says where it is before any script runs.

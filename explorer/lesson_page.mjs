@@ -106,14 +106,8 @@ function escape(text) {
 
 // Hide (or show) what would answer the step's question: position labels, odometer, fields.
 function conceal(args, drawing, concealed) {
-  const label = (renderer, [visible, size], hidden) => {
-    renderer.visible = visible && !hidden
-    if (size) renderer.glyph.text_font_size = {value: size}
-  }
-  args.labels.forEach((renderer, j) => {
-    label(renderer, drawing.labels[j], concealed && args.position_labels[j])
-  })
-  label(args.tile_labels, drawing.tile_labels, false)
+  args.labels_logical.data = labelRows(drawing, "logical", concealed)
+  args.labels_buffer.data = labelRows(drawing, "buffer", concealed)
   args.odometer.visible = !concealed
   const tips = args.tooltips[String(concealed)]
   args.hover_logical.tooltips = tips.logical
@@ -125,27 +119,42 @@ function conceal(args, drawing, concealed) {
   args.state.text = `<div class="candela-export-state">${drawing.pipeline}${concealed ? "" : drawing.layout}</div>`
 }
 
-// The label columns padded to `n` rows that draw nothing, as columns.pad_rows does: a
-// text glyph's source must never get shorter.
-function padRows(data, n) {
-  const out = {}
-  for (const [key, column] of Object.entries(data)) {
-    const extra = Math.max(0, n - column.length)
-    const fill = key.startsWith("x") || key.startsWith("y") ? NaN : key.endsWith("color") ? "#000000" : ""
-    out[key] = column.concat(new Array(extra).fill(fill))
+// A figure's labels source from the drawing's blocks, as figures.label_rows builds it:
+// each kind's rows padded to its block's fixed size with rows that draw nothing (a text
+// glyph's source must never get shorter), position labels dropped while concealed.
+const LABEL_STYLE = {size: "0px", align: "left", baseline: "middle", x_offset: 0, y_offset: 0,
+  style: "normal"}
+
+function labelRows(drawing, fig, concealed) {
+  const out = {x: [], y: [], text: [], color: [], kind: []}
+  for (const key of Object.keys(LABEL_STYLE)) out[key] = []
+  for (let [kind, rows] of drawing.labels[fig]) {
+    if (concealed && drawing.position_labels.includes(kind)) rows = null
+    const n = drawing.label_sizes[kind]
+    const count = rows === null ? 0 : Math.min(rows.text.length, n)
+    for (let i = 0; i < n; i++) {
+      const here = i < count
+      out.x.push(here ? rows.x[i] : NaN)
+      out.y.push(here ? rows.y[i] : NaN)
+      out.text.push(here ? rows.text[i] : "")
+      out.color.push(here ? rows.color[i] : "#000000")
+      out.kind.push(kind)
+      for (const [key, fallback] of Object.entries(LABEL_STYLE)) {
+        out[key].push(count ? rows[key] : fallback)
+      }
+    }
   }
   return out
 }
 
 // Swap a drawing's data into the page's figures.
 function draw(args, drawing, concealed) {
-  const names = ["logical_source", "buffer_source", "tiles_source", "logical_labels_source",
-    "buffer_labels_source", "offset_source", "marks_logical", "marks_buffer"]
+  const names = ["logical_source", "buffer_source", "offset_source", "marks_logical", "marks_buffer"]
   const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
   args.jump_source.data = empty(args.jump_source)
   for (const name of names) {
     const data = drawing.sources[name]
-    args[name].data = name.endsWith("labels_source") ? padRows(data, drawing.pad) : {...data}
+    args[name].data = {...data}
   }
   // The tags (unit, frame rings, text alternative, concealment) before the new walk.
   args.frames_source.tags = [{...drawing.tags[0], concealed}]

@@ -79,9 +79,6 @@ _WIDTH = 400
 _SOURCES = (
     "logical_source",
     "buffer_source",
-    "tiles_source",
-    "logical_labels_source",
-    "buffer_labels_source",
     "offset_source",
     "marks_logical",
     "marks_buffer",
@@ -121,13 +118,11 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
     """
     from . import columns as C
     from .fields import fields_html, layout_line
+    from .figures import LABEL_BLOCKS, POSITION_LABELS, _block_size
 
     cols = C.columns_for(result.tensor)
     figs.render(cols, result.layout, unit)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
-    # The label sources go unpadded (lesson_page.mjs pads them back to LABEL_LIMIT rows).
-    sources["logical_labels_source"] = _plain(dict(cols.logical_labels))
-    sources["buffer_labels_source"] = _plain(dict(cols.buffer_labels))
 
     def size(fig) -> list:
         return [fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end,
@@ -137,15 +132,15 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
     layout = result.layout
     return {
         "sources": sources,
-        "pad": C.LABEL_LIMIT,
+        # The labels as blocks, unpadded: lesson_page.mjs pads each to its size, and drops
+        # the position labels while a question waits, as Figures.label_rows does.
+        "labels": _plain(figs.label_blocks(cols, figs.cells, False)),
+        "label_sizes": {kind: _block_size(kind) for b in LABEL_BLOCKS.values() for kind in b},
+        "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
         "logical_size": size(figs.logical_figure),
         "buffer_size": size(figs.buffer_figure),
         "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
-        # Each label glyph's visibility and font (they shrink with their cells, or drop),
-        # as the figures draw it with nothing concealed; then the tile headers'.
-        "labels": [_label(r) for r in figs.labels],
-        "tile_labels": _label(figs.tile_labels),
         "summary": bool(cols.summary),
         "odometer": figs.odometer.text,
         "fields": fields_html(layout, unit, copied=result.copied),
@@ -166,11 +161,6 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
             f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
         ),
     }
-
-
-def _label(renderer) -> list:
-    size = renderer.glyph.text_font_size
-    return [bool(renderer.visible), size if isinstance(size, str) else size.get("value")]
 
 
 def _step_state(step: L.Step):
@@ -421,9 +411,8 @@ class _Page:
             play=f.buttons["toggle"],
             back=f.buttons["back"],
             forward=f.buttons["forward"],
-            labels=f.labels,
-            tile_labels=f.tile_labels,
-            position_labels=[r.id in f.position_labels for r in f.labels],
+            labels_logical=f.labels_logical,
+            labels_buffer=f.labels_buffer,
             header=self.header,
             prev=self.prev,
             next=self.next,

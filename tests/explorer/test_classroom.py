@@ -220,7 +220,7 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     root = ex.__panel__()
     size = (ex.figures.logical_figure.width, ex.figures.buffer_figure.height)
-    font = ex.figures.labels[0].glyph.text_font_size
+    font = ex.figures.labels_logical.data["size"][0]
     ex.presenter = True
     assert "candela-presenter" in root.css_classes
     for pane in (ex.fields_pane, ex.classroom.question_pane):
@@ -229,7 +229,7 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
         )
     # cells (and so figures) grow by the scale, to within a pixel a cell
     assert ex.figures.logical_figure.width >= (PRESENTER_SCALE - 0.1) * (size[0] - 8)
-    assert ex.figures.labels[0].glyph.text_font_size != font
+    assert ex.figures.labels_logical.data["size"][0] != font
     assert not any(part.visible for part in ex.editing_parts)  # a projector needs no editor
     assert ex.editor.shape_input.visible and ex.editor.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
@@ -244,7 +244,7 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
         ex.figures.logical_figure.width
         == Explorer(shape=(3, 4), ops=".transpose().transpose()").figures.logical_figure.width
     )
-    assert ex.figures.labels[0].glyph.text_font_size == font
+    assert ex.figures.labels_logical.data["size"][0] == font
     assert all(part.visible for part in ex.editing_parts)
 
 

@@ -223,17 +223,3 @@ def test_flag_reasons_point_at_the_first_break_of_the_walk():
     assert "broadcast" in transposed_reason(broadcast)
     assert "in order" in contiguous_reason(Layout((3, 4)))
     assert "0 or 1" in contiguous_reason(Layout((1,)))
-
-
-def test_label_rows_are_padded_to_one_length_that_draws_nothing():
-    cols = C.columns_for(Tensor.arange((3, 4)).transpose())
-    for labels in (cols.logical_labels, cols.buffer_labels):
-        padded = C.pad_rows(labels, C.LABEL_LIMIT)
-        assert {len(v) for v in padded.values()} == {C.LABEL_LIMIT}
-        for key, column in labels.items():
-            assert list(padded[key][:12]) == list(column)  # the real rows, unchanged
-            tail = padded[key][12:]
-            if key.startswith(("x", "y")):
-                assert np.isnan(np.asarray(tail, dtype=float)).all()  # placed nowhere
-            elif key.endswith("label"):
-                assert set(tail) == {""}  # and no text

@@ -16,7 +16,14 @@ pytest.importorskip("panel")
 from candela import Tensor
 from explorer import columns as C
 from explorer import style
-from explorer.figures import _FONT_SHARE, FRAME_RINGS, Figures, frame_rings
+from explorer.figures import (
+    _BUFFER_LABELS,
+    _FONT_SHARE,
+    _LOGICAL_LABELS,
+    FRAME_RINGS,
+    Figures,
+    frame_rings,
+)
 
 
 def luminance(color: str) -> float:
@@ -103,17 +110,45 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
         "logical-figure": (figures.logical_figure.width - 8) / (cols.grid.width + 0.2),
         "buffer-figure": (figures.buffer_figure.width - 8) / (cols.buffer_cols + 0.2),
     }
-    for renderer in figures.labels:
-        if not renderer.visible:
-            continue
-        fig, text, _, min_cell = figures.label_spec[renderer.id]
-        font = float(renderer.glyph.text_font_size.rstrip("px"))
-        assert font <= _FONT_SHARE[text] * cell[fig] + 1, (shape, text, font, cell[fig])
-        assert cell[fig] + 1 >= min_cell * scale
-    if figures.tile_labels.visible and cols.tiles["text"]:
-        font = float(figures.tile_labels.glyph.text_font_size.rstrip("px"))
-        widest = max(len(t) for t in cols.tiles["text"]) * 0.62 * font
-        assert widest <= cell["logical-figure"] * shape[-1] + 1
+    for fig, data in (
+        ("logical", figures.labels_logical.data),
+        ("buffer", figures.labels_buffer.data),
+    ):
+        specs = {
+            spec[0]: spec for spec in (_LOGICAL_LABELS if fig == "logical" else _BUFFER_LABELS)
+        }
+        for i, text in enumerate(data["text"]):
+            if not text:
+                continue
+            kind, font = data["kind"][i], float(data["size"][i].rstrip("px"))
+            if kind == "tile":
+                widest = max(len(t) for t in cols.tiles["text"]) * 0.62 * font
+                assert widest <= cell["logical-figure"] * shape[-1] + 1
+            elif kind in _FONT_SHARE:
+                assert font <= _FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
+                assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] * scale
+
+
+def test_every_labels_source_keeps_one_length_and_its_padding_draws_nothing():
+    # Bokeh's text glyph must never see its source get shorter: every state, one length.
+    lengths = set()
+    for shape in [(1,), (3, 4), (2, 3, 4), (16, 16), (64, 64), (2, 2, 2, 2, 2)]:
+        figures = Figures()
+        t = Tensor.arange(shape)
+        cols = C.columns_for(t)
+        figures.render(cols, t.layout)
+        for data in (figures.labels_logical.data, figures.labels_buffer.data):
+            assert len({len(v) for v in data.values()}) == 1
+            lengths.add((id(data) % 2, len(data["text"])))
+            # A padding row is placed nowhere and has no text.
+            nowhere = np.isnan(np.asarray(data["x"], dtype=float))
+            assert nowhere.any() and not any(np.asarray(data["text"], dtype=object)[nowhere])
+        # The real rows carry the columns' own text, in order.
+        if cols.labels:
+            shown = [t for t, k in zip(figures.labels_logical.data["text"],
+                                       figures.labels_logical.data["kind"]) if k == "value_label" and t]  # fmt: skip
+            assert shown == list(cols.logical_labels["value_label"])
+    assert len({n for _, n in lengths}) == 2  # one length per figure, whatever the tensor
 
 
 def test_a_page_stylesheet_is_a_file_in_the_package():
