@@ -40,6 +40,7 @@ __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
 
 log = logging.getLogger("candela-explorer")
 
+FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
@@ -202,10 +203,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             '<div class="candela-error"></div>', stylesheets=[CSS], sizing_mode="stretch_width",
             margin=(0, 10),
         )  # fmt: skip
+        #: The fields under their heading (one pane: hidden together while a question waits).
         self.fields_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.fields_heading = pn.pane.HTML(
-            '<div class="candela-heading">fields</div>', stylesheets=[CSS]
-        )
         self.summary_pane = pn.pane.Markdown(
             "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
         )
@@ -222,7 +221,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
             self.error_pane,
             ed.builder,
-            self.fields_heading,
             self.fields_pane,
             ed.step_view,
             width=CONTROLS_WIDTH,
@@ -310,7 +308,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._render_fields()
 
     def _render_fields(self) -> None:
-        self.fields_pane.object = fields_html(self.layout, self.unit, copied=self.result.copied)
+        self.fields_pane.object = FIELDS_HEADING + fields_html(
+            self.layout, self.unit, copied=self.result.copied
+        )
 
     def _show_error(self, *events) -> None:
         text = html.escape(self.error) if self.error else ""
@@ -324,7 +324,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
-            self.fields_heading.visible = not hidden
             self.editor.step_view.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
             for obj in self._styled_objects():

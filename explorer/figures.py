@@ -78,12 +78,12 @@ LABEL_KEYS = (
 #: measures labels asynchronously and read past the new end: a RangeError).
 LABEL_BLOCKS = {
     "logical": [*(spec[0] for spec in _LOGICAL_LABELS), "tile"],
-    "buffer": [*(spec[0] for spec in _BUFFER_LABELS), "offset"],
+    "buffer": [*(spec[0] for spec in _BUFFER_LABELS), "offset_mark", "offset"],
 }
 
 
 def _block_size(kind: str) -> int:
-    return {"tile": TILE_LIMIT, "offset": 1}.get(kind, C.LABEL_LIMIT)
+    return {"tile": TILE_LIMIT, "offset_mark": 1, "offset": 1}.get(kind, C.LABEL_LIMIT)
 
 
 def _font(px: float) -> str:
@@ -250,6 +250,10 @@ class Figures:
         self.scale = 1.0
         #: Hide what would answer a lesson's question: position and read-count labels.
         self.concealed = False
+        #: The cell size in px each figure was last drawn at.
+        self.cells = {"logical": 0.0, "buffer": 0.0}
+        #: Where the offset marker points up at the cell the walk starts from (or None).
+        self.offset_at: tuple[float, float] | None = None
         self._build_sources()
         self._build_logical()
         self._build_buffer()
@@ -279,7 +283,6 @@ class Figures:
         # Every text of a figure (cell labels, tile headers, the offset's name): see LABEL_BLOCKS.
         self.labels_logical = source(LABEL_KEYS, "labels-logical-source")
         self.labels_buffer = source(LABEL_KEYS, "labels-buffer-source")
-        self.offset_source = source(("x", "y"), "offset-source")
         # Written by the browser every frame or hover; never sent back to the server.
         # The cursor's and the hover's frames, every ring a row (see mark_rows).
         self.marks_logical = source(MARK_KEYS, "marks-logical-source", False)
@@ -332,16 +335,7 @@ class Figures:
             line_color=None,
             name="buffer-cells",
         )
-        self._text(bf, self.labels_buffer)
-        bf.scatter(
-            "x",
-            "y",
-            source=self.offset_source,
-            marker="triangle",
-            size=12,
-            fill_color=C.OFFSET,
-            line_color=C.OFFSET,
-        )
+        self._text(bf, self.labels_buffer)  # with the offset's marker and name
         self.frames.append(_frames(bf, self.marks_buffer))
         bf.bezier(
             "x0",
@@ -485,12 +479,9 @@ class Figures:
         _set_data(self.logical_source, cols.logical)
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
+        self.offset_at = None
         if not cols.summary and len(cols.buffer["pos"]) and layout.len:
-            offset = {"x": [cols.buffer["x"][off]], "y": [cols.buffer["y"][off] - 0.62]}
-        else:
-            offset = {"x": [], "y": []}
-        if self.offset_source.data != offset:
-            self.offset_source.data = offset
+            self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
         cells = {"logical": 0.0, "buffer": 0.0}
         if not cols.summary:
             grid = cols.grid
@@ -567,7 +558,7 @@ class Figures:
                         "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                     }  # fmt: skip
                 blocks.append([kind, rows])
-            blocks.append(list(self._extra_label(fig, cols, cell)))
+            blocks += self._extra_labels(fig, cols, cell)
             out[fig] = blocks
         return out
 
@@ -576,30 +567,31 @@ class Figures:
         blocks = self.label_blocks(cols, cells, concealed)
         return {fig: _join([_label_block(k, r) for k, r in b]) for fig, b in blocks.items()}
 
-    def _extra_label(self, fig: str, cols: C.Columns, cell: float) -> tuple:
+    def _extra_labels(self, fig: str, cols: C.Columns, cell: float) -> list:
         # The logical grid's tile headers (rank > 2), which fit over their tile's width or
-        # drop (the hover names the index); the buffer's name for its offset marker.
+        # drop (the hover names the index); the buffer's offset marker and its name.
         if fig == "buffer":
-            offset = self.offset_source.data
-            if not len(offset["x"]):
-                return "offset", None
-            return "offset", {
-                "x": offset["x"], "y": offset["y"], "text": ["offset"], "color": [C.OFFSET_TEXT],
-                "size": _font(10 * self.scale), "align": "left", "baseline": "middle",
-                "x_offset": 8.0 * self.scale, "y_offset": 0.0, "style": "normal",
-            }  # fmt: skip
+            if self.offset_at is None:
+                return [["offset_mark", None], ["offset", None]]
+            x, y = self.offset_at
+            common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
+                      "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
+            mark = {**common, "text": ["▲"], "color": [C.OFFSET], "size": _font(13 * self.scale)}
+            name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
+                    "size": _font(10 * self.scale), "x_offset": 8.0 * self.scale}  # fmt: skip
+            return [["offset_mark", mark], ["offset", name]]
         texts = cols.tiles["text"]
         if not len(texts) or len(texts) > TILE_LIMIT:
-            return "tile", None
+            return [["tile", None]]
         room = cell * cols.grid.shape[-1]
         font = min(11 * self.scale, room / (0.62 * max(len(t) for t in texts)))
         if font < 7:
-            return "tile", None
-        return "tile", {
+            return [["tile", None]]
+        return [["tile", {
             "x": cols.tiles["x"], "y": cols.tiles["y"], "text": cols.tiles["text"],
             "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
             "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
-        }  # fmt: skip
+        }]]  # fmt: skip
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
         # Frame 0, so the page shows a cursor and says where it is before any script runs.

@@ -149,7 +149,7 @@ function labelRows(drawing, fig, concealed) {
 
 // Swap a drawing's data into the page's figures.
 function draw(args, drawing, concealed) {
-  const names = ["logical_source", "buffer_source", "offset_source", "marks_logical", "marks_buffer"]
+  const names = ["logical_source", "buffer_source", "marks_logical", "marks_buffer"]
   const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
   args.jump_source.data = empty(args.jump_source)
   for (const name of names) {

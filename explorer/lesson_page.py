@@ -79,7 +79,6 @@ _WIDTH = 400
 _SOURCES = (
     "logical_source",
     "buffer_source",
-    "offset_source",
     "marks_logical",
     "marks_buffer",
     "frames_source",

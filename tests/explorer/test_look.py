@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("panel")
 
-from candela import Tensor
+from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
 from explorer.figures import (
@@ -169,3 +169,16 @@ def test_while_a_question_waits_neither_hover_nor_text_alternative_names_a_posit
     assert ("position" in tips, "reads" in tips) == (not concealed, not concealed)
     assert all(("position" in label) == (not concealed) for label in labels), labels
     assert all(("(4, 3)" in label) == (not concealed) for label in labels[:1]), labels
+
+
+def test_the_offset_marker_points_at_the_cell_the_walk_starts_from():
+    figures = Figures()
+    t = Tensor.arange((3, 4)).slice(s[1:, 2:])  # offset 6
+    cols = C.columns_for(t)
+    figures.render(cols, t.layout)
+    data = figures.labels_buffer.data
+    rows = {kind: i for i, kind in enumerate(data["kind"]) if kind.startswith("offset")}
+    mark, name = rows["offset_mark"], rows["offset"]
+    assert data["text"][mark] == "▲" and data["text"][name] == "offset"
+    assert data["x"][mark] == cols.buffer["x"][t.layout.offset] == data["x"][name]
+    assert data["y"][mark] < cols.buffer["y"][t.layout.offset]  # just below the cell
