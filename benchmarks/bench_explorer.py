@@ -223,6 +223,12 @@ def served_pages():
     from explorer.app import app
     from explorer.testing import free_port, wait_for_port
 
+    try:  # served as the command line serves the app (gzip, the bundles it uses)
+        from explorer.serving import server_settings
+        from explorer.testing import prepare_threaded
+    except ImportError:  # an older checkout: Panel's defaults
+        server_settings, prepare_threaded = dict, (lambda server: None)
+
     port = free_port()
     server = pn.serve(
         {"/": lambda: app(), "/minimal": lambda: minimal_app()},
@@ -231,7 +237,9 @@ def served_pages():
         threaded=True,
         show=False,
         title="Candela Explorer",
+        **server_settings(),
     )
+    prepare_threaded(server)
     wait_for_port(port)
     try:
         yield f"http://127.0.0.1:{port}/"

@@ -1,0 +1,125 @@
+"""How the app is served: gzip when asked.
+
+Plain HTTP against the app served in-process (as the command line serves
+it) and against ``candela-explorer`` itself; no browser (that is
+``test_serving_browser.py``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import bokeh
+import pytest
+
+from explorer.testing import free_port
+
+BOKEH_JS = Path(bokeh.__file__).parent / "server" / "static" / "js"
+
+
+def request(url: str, path: str, gzip_ok: bool = True) -> tuple[int, dict, bytes]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        headers = {"Accept-Encoding": "gzip, deflate"} if gzip_ok else {}
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def script_srcs(page: str) -> list[str]:
+    return re.findall(r'<script[^>]+src="([^"]+)"', page)
+
+
+def decoded(headers: dict, body: bytes) -> bytes:
+    return gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
+
+
+def test_page_and_bokeh_js_are_gzipped_when_the_browser_asks(explorer_server):
+    status, headers, body = request(explorer_server, "/?shape=3,4")
+    assert status == 200
+    assert headers.get("content-encoding") == "gzip"
+    page = gzip.decompress(body).decode()
+    assert "<title>Candela Explorer</title>" in page
+
+    (bokeh_js,) = [src for src in script_srcs(page) if "/bokeh.min.js" in src]
+    on_disk = (BOKEH_JS / "bokeh.min.js").read_bytes()
+    # Twice: the second answer comes from the compressed copy the server keeps.
+    answers = [request(explorer_server, "/" + bokeh_js.lstrip("/")) for _ in range(2)]
+    for status, headers, body in answers:
+        assert status == 200
+        assert headers.get("content-encoding") == "gzip"
+        assert "accept-encoding" in headers.get("vary", "").lower()
+        assert len(body) < len(on_disk) / 2
+        assert gzip.decompress(body) == on_disk
+    assert answers[0][2] == answers[1][2]
+    assert int(answers[1][1]["content-length"]) == len(answers[1][2])
+
+
+def test_a_browser_that_does_not_ask_for_gzip_gets_plain_bytes(explorer_server):
+    status, headers, body = request(explorer_server, "/", gzip_ok=False)
+    assert status == 200 and "content-encoding" not in headers
+    (bokeh_js,) = [src for src in script_srcs(body.decode()) if "/bokeh.min.js" in src]
+    request(explorer_server, "/" + bokeh_js.lstrip("/"))  # a compressed copy now exists
+    status, headers, body = request(explorer_server, "/" + bokeh_js.lstrip("/"), gzip_ok=False)
+    assert status == 200 and "content-encoding" not in headers
+    assert body == (BOKEH_JS / "bokeh.min.js").read_bytes()
+
+
+def test_a_cached_file_is_still_answered_304_when_the_browser_has_it(explorer_server):
+    _, _, body = request(explorer_server, "/", gzip_ok=False)
+    (src,) = [s for s in script_srcs(body.decode()) if "/bokeh-widgets.min.js" in s]
+    status, headers, _ = request(explorer_server, "/" + src.lstrip("/"))
+    parts = urlsplit(explorer_server)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request(
+            "GET",
+            "/" + src.lstrip("/"),
+            headers={"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]},
+        )
+        response = conn.getresponse()
+        assert response.status == 304 and response.read() == b""
+    finally:
+        conn.close()
+
+
+def test_the_command_line_server_sends_gzip():
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, headers, body = request(url, "/")
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("candela-explorer did not answer within 60 s")
+                time.sleep(0.2)
+        assert status == 200 and headers.get("content-encoding") == "gzip"
+        srcs = script_srcs(gzip.decompress(body).decode())
+        (bokeh_js,) = [s for s in srcs if "/bokeh.min.js" in s]
+        status, headers, body = request(url, "/" + bokeh_js.lstrip("/"))
+        assert status == 200 and headers.get("content-encoding") == "gzip"
+        assert gzip.decompress(body) == (BOKEH_JS / "bokeh.min.js").read_bytes()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
