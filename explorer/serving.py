@@ -1,4 +1,4 @@
-"""How the explorer is served: compressed responses.
+"""How the explorer is served: compressed responses, only the Bokeh bundles it uses.
 
 Every server of the app (``candela-explorer``, :func:`explorer.testing.served_app`,
 the benchmarks) starts from :func:`server_settings` and calls
@@ -10,6 +10,14 @@ the benchmarks) starts from :func:`server_settings` and calls
   static files (Bokeh's and Panel's bundles, the same for every student) are
   compressed once per process and kept; only the page itself is compressed
   per request.
+- **Bundles**: Bokeh's server puts every one of its bundles in the page.
+  ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
+  (``output_backend="canvas"``). ``bokeh-tables`` is not used either, but
+  Panel 1.9's own bundle needs it to load (its Tabulator imports Bokeh's table
+  module when ``panel.min.js`` runs), so it stays. The offline page
+  (:mod:`explorer.export`) leaves out the same bundle. A notebook keeps them
+  all: Panel's extension is loaded once for the whole notebook page, whose
+  other outputs may well draw with WebGL.
 
 Nothing here holds a session's state: the one thing kept across requests is
 the compressed bytes of static files, keyed by path and content hash.
@@ -21,7 +29,16 @@ from typing import Any
 
 from tornado.web import GZipContentEncoding
 
-__all__ = ["CompressStaticOnce", "prepare_server", "server_settings"]
+__all__ = [
+    "UNUSED_BUNDLES",
+    "CompressStaticOnce",
+    "lean_resources",
+    "prepare_server",
+    "server_settings",
+]
+
+#: Bokeh's bundles the page never uses (its figures draw on a canvas, not with WebGL).
+UNUSED_BUNDLES = ("bokeh-gl",)
 
 
 class CompressStaticOnce(GZipContentEncoding):
@@ -92,5 +109,23 @@ def server_settings() -> dict[str, Any]:
     return {"compress_response": True, "transforms": [CompressStaticOnce]}
 
 
+def lean_resources(resources):
+    """``resources`` (Bokeh's ``Resources``) without the bundles the page never uses."""
+    return resources.clone(components=[c for c in resources.components if c not in UNUSED_BUNDLES])
+
+
 def prepare_server(server) -> None:
-    """What ``server`` (what :func:`panel.serve` returns) needs before it serves: nothing yet."""
+    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages.
+
+    Its pages then list only the bundles the explorer uses.
+    """
+    tornado_app = server._tornado  # Bokeh's Tornado application: no public handle
+    if getattr(tornado_app, "_candela_lean", False):
+        return
+    full = tornado_app.resources
+
+    def resources(absolute_url=None):
+        return lean_resources(full(absolute_url))
+
+    tornado_app.resources = resources
+    tornado_app._candela_lean = True

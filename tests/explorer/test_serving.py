@@ -1,4 +1,4 @@
-"""How the app is served: gzip when asked.
+"""How the app is served: gzip when asked, only the Bokeh bundles the page uses.
 
 Plain HTTP against the app served in-process (as the command line serves
 it) and against ``candela-explorer`` itself; no browser (that is
@@ -21,6 +21,8 @@ import pytest
 from explorer.testing import free_port
 
 BOKEH_JS = Path(bokeh.__file__).parent / "server" / "static" / "js"
+#: A module name only Bokeh's WebGL bundle defines.
+GL_MARK = "models/glyphs/webgl/multi_marker"
 
 
 def request(url: str, path: str, gzip_ok: bool = True) -> tuple[int, dict, bytes]:
@@ -92,7 +94,26 @@ def test_a_cached_file_is_still_answered_304_when_the_browser_has_it(explorer_se
         conn.close()
 
 
-def test_the_command_line_server_sends_gzip():
+def test_the_page_loads_only_the_bokeh_bundles_it_uses(explorer_server):
+    _, headers, body = request(explorer_server, "/")
+    names = [Path(urlsplit(src).path).name for src in script_srcs(decoded(headers, body).decode())]
+    assert "bokeh.min.js" in names and "bokeh-widgets.min.js" in names
+    assert "bokeh-tables.min.js" in names  # Panel's own bundle needs it to load
+    assert "bokeh-gl.min.js" not in names
+
+
+def test_the_offline_page_inlines_no_webgl_bundle():
+    from explorer.export import export_html
+    from explorer.state import ExplorerState
+
+    page = export_html(ExplorerState(shape=(3, 4)))
+    assert (BOKEH_JS / "bokeh-gl.min.js").read_text().count(GL_MARK) == 1
+    assert GL_MARK not in page
+    # The bundles it uses are still inline: widgets, and tables for Panel's bundle.
+    assert '"models/widgets/button"' in page and "models/widgets/tables/data_table" in page
+
+
+def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
@@ -116,6 +137,7 @@ def test_the_command_line_server_sends_gzip():
                 time.sleep(0.2)
         assert status == 200 and headers.get("content-encoding") == "gzip"
         srcs = script_srcs(gzip.decompress(body).decode())
+        assert not [s for s in srcs if "bokeh-gl" in s]
         (bokeh_js,) = [s for s in srcs if "/bokeh.min.js" in s]
         status, headers, body = request(url, "/" + bokeh_js.lstrip("/"))
         assert status == 200 and headers.get("content-encoding") == "gzip"
