@@ -1,4 +1,4 @@
-"""How the explorer is served: compressed responses, only the Bokeh bundles it uses.
+"""How the explorer is served: compressed responses, only the Bokeh bundles it uses, no per-session checks.
 
 Every server of the app (``candela-explorer``, :func:`explorer.testing.served_app`,
 the benchmarks) starts from :func:`server_settings` and calls
@@ -18,6 +18,11 @@ the benchmarks) starts from :func:`server_settings` and calls
   (:mod:`explorer.export`) leaves out the same bundle. A notebook keeps them
   all: Panel's extension is loaded once for the whole notebook page, whose
   other outputs may well draw with WebGL.
+- **No document validation per session**: Bokeh checks each new session's
+  models for modelling mistakes (``BOKEH_VALIDATE_DOC``), which only ever logs,
+  and costs each session walks over all its models: about a tenth of a
+  session's CPU. The page is the same every time, so a test validates it once
+  (``tests/explorer/test_serving.py``) and the server does not.
 
 Nothing here holds a session's state: the one thing kept across requests is
 the compressed bytes of static files, keyed by path and content hash.
@@ -115,10 +120,14 @@ def lean_resources(resources):
 
 
 def prepare_server(server) -> None:
-    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages.
+    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages, no validation.
 
-    Its pages then list only the bundles the explorer uses.
+    Its pages then list only the bundles the explorer uses; every session of
+    every server in this process skips Bokeh's document validation.
     """
+    from bokeh.settings import settings
+
+    settings.perform_document_validation.set_value(False)
     tornado_app = server._tornado  # Bokeh's Tornado application: no public handle
     if getattr(tornado_app, "_candela_lean", False):
         return

@@ -1,4 +1,4 @@
-"""How the app is served: gzip when asked, only the Bokeh bundles the page uses.
+"""How the app is served: gzip when asked, only the Bokeh bundles the page uses, a valid document.
 
 Plain HTTP against the app served in-process (as the command line serves
 it) and against ``candela-explorer`` itself; no browser (that is
@@ -111,6 +111,28 @@ def test_the_offline_page_inlines_no_webgl_bundle():
     assert GL_MARK not in page
     # The bundles it uses are still inline: widgets, and tables for Panel's bundle.
     assert '"models/widgets/button"' in page and "models/widgets/tables/data_table" in page
+
+
+def test_the_served_document_passes_bokehs_validation_the_server_skips():
+    # The server skips Bokeh's per-session document validation (it only logs, and
+    # walks every model of every session); the page is checked here instead.
+    from bokeh.core.validation.check import check_integrity
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from explorer.app import app
+
+    doc = Document()
+    with set_curdoc(doc):
+        app().server_doc(doc)
+    models = set()
+    for root in doc.roots:
+        models |= root.references()
+    issues = check_integrity(models)
+    assert len(models) > 50
+    assert issues.error == []
+    # Panel's server silences EMPTY_LAYOUT itself: an empty column is a placeholder here.
+    assert [w for w in issues.warning if w.name != "EMPTY_LAYOUT"] == []
 
 
 def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
