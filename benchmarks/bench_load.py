@@ -193,14 +193,18 @@ class BokehClient:
         self.port = port
 
     async def open(self) -> None:
+        from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
         status, body = await asyncio.to_thread(get, self.port, "/?shape=64,64")
         if status != 200:
             raise RuntimeError(f"GET / answered {status}")
         token = re.search(rb'"token":\s*"([^"]+)"', body).group(1).decode()
+        # Tornado's 20 s default is shorter than the server's queue of sessions being
+        # built when 10 open at once on a loaded machine.
+        url = HTTPRequest(f"ws://{HOST}:{self.port}/ws", connect_timeout=120, request_timeout=120)
         self.ws = await websocket_connect(
-            f"ws://{HOST}:{self.port}/ws", subprotocols=["bokeh", token], max_message_size=1 << 28
+            url, subprotocols=["bokeh", token], max_message_size=1 << 28
         )
         await self.read()  # ACK
         await self.send("PULL-DOC-REQ", {})
