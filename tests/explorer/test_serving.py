@@ -94,6 +94,41 @@ def test_a_cached_file_is_still_answered_304_when_the_browser_has_it(explorer_se
         conn.close()
 
 
+def test_the_websocket_is_compressed_for_a_browser_that_offers_it(explorer_server):
+    import asyncio
+    import json
+
+    from tornado.websocket import websocket_connect
+
+    _, headers, body = request(explorer_server, "/?shape=64,64")
+    token = re.search(r'"token":\s*"([^"]+)"', decoded(headers, body).decode()).group(1)
+    ws_url = explorer_server.replace("http://", "ws://") + "ws"
+
+    async def pull(offer: bool) -> tuple[str, int]:
+        options = {} if offer else None  # {} offers permessage-deflate, as browsers do
+        ws = await websocket_connect(
+            ws_url, subprotocols=["bokeh", token], compression_options=options
+        )
+        try:
+            extensions = ws.headers.get("Sec-WebSocket-Extensions", "")
+            assert json.loads(await ws.read_message())["msgtype"] == "ACK"
+            await ws.read_message(), await ws.read_message()
+            for part in ({"msgid": "1", "msgtype": "PULL-DOC-REQ"}, {}, {}):
+                await ws.write_message(json.dumps(part))
+            header = json.loads(await ws.read_message())
+            assert header["msgtype"] == "PULL-DOC-REPLY"
+            await ws.read_message()
+            content = await ws.read_message()  # the whole document, decompressed
+            return extensions, len(content)
+        finally:
+            ws.close()
+
+    offered, size = asyncio.run(pull(offer=True))
+    assert "permessage-deflate" in offered and size > 100_000
+    plain, plain_size = asyncio.run(pull(offer=False))
+    assert plain == "" and plain_size == size
+
+
 def test_the_page_loads_only_the_bokeh_bundles_it_uses(explorer_server):
     _, headers, body = request(explorer_server, "/")
     names = [Path(urlsplit(src).path).name for src in script_srcs(decoded(headers, body).decode())]

@@ -1,4 +1,4 @@
-"""The served page in Debian's Chromium: drawn from gzip-compressed files, without Bokeh's WebGL bundle."""
+"""The served page in Debian's Chromium: drawn from compressed files and WebSocket, without WebGL's bundle."""
 
 from __future__ import annotations
 
@@ -12,7 +12,13 @@ TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimatio
 
 
 def test_the_page_draws_with_no_errors_no_webgl_bundle_and_compressed_files(page, explorer_server):
-    responses, problems = [], []
+    responses, problems, handshakes = [], [], []
+    cdp = page.context.new_cdp_session(page)  # the WebSocket handshake's headers
+    cdp.send("Network.enable")
+    cdp.on(
+        "Network.webSocketHandshakeResponseReceived",
+        lambda e: handshakes.append({k.lower(): v for k, v in e["response"]["headers"].items()}),
+    )
     page.on("response", lambda r: responses.append(r))
     page.on("pageerror", lambda exc: problems.append(f"pageerror: {exc}"))
     page.on(
@@ -47,3 +53,5 @@ def test_the_page_draws_with_no_errors_no_webgl_bundle_and_compressed_files(page
     ]
     assert len(scripts) >= 5
     assert [r.url for r in scripts if r.headers.get("content-encoding") != "gzip"] == []
+    assert handshakes, "no WebSocket handshake seen"
+    assert all("permessage-deflate" in h.get("sec-websocket-extensions", "") for h in handshakes)
