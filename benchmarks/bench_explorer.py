@@ -21,9 +21,10 @@ printed beside them. Run:
    and server side (a document built from ``app()``), explorer vs minimal.
 4. Bytes on first load: every HTTP response as sent (Playwright's
    ``request.sizes()``: headers + body on the wire, so compressed if
-   ``Content-Encoding`` says so) plus WebSocket payloads both ways (Bokeh's
-   server does not compress WebSocket frames by default); the five largest
-   responses.
+   ``Content-Encoding`` says so) plus WebSocket payloads both ways, those the
+   server sent counted as compressed when it negotiated permessage-deflate
+   (recomputed as Tornado compresses them: Playwright reports them
+   decompressed); the five largest responses.
 5. Edits at 4,096 cells: Enter in the pipeline box to the frame after the last
    paint, for a walk-only change (``.transpose()`` and back: the shape stays
    64x64) and a shape change (``.view((16, 256))`` and back), medians.
@@ -41,6 +42,7 @@ import platform
 import statistics
 import sys
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -223,6 +225,12 @@ def served_pages():
     from explorer.app import app
     from explorer.testing import free_port, wait_for_port
 
+    try:  # served as the command line serves the app (gzip, the bundles it uses)
+        from explorer.serving import server_settings
+        from explorer.testing import prepare_threaded
+    except ImportError:  # an older checkout: Panel's defaults
+        server_settings, prepare_threaded = dict, (lambda server: None)
+
     port = free_port()
     server = pn.serve(
         {"/": lambda: app(), "/minimal": lambda: minimal_app()},
@@ -231,7 +239,9 @@ def served_pages():
         threaded=True,
         show=False,
         title="Candela Explorer",
+        **server_settings(),
     )
+    prepare_threaded(server)
     wait_for_port(port)
     try:
         yield f"http://127.0.0.1:{port}/"
@@ -244,15 +254,45 @@ def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.add_init_script(PAINT_HOOK)
-    responses, failed, ws = [], [], {"in": 0, "out": 0, "frames": 0}
+    responses, failed, ws = [], [], {"in": 0, "out": 0, "frames": 0, "in_sent": 0}
     page.on("response", lambda r: responses.append(r))
     page.on("requestfailed", lambda r: failed.append(r.url))
+    # Playwright reports WebSocket payloads decompressed. When the server negotiated
+    # permessage-deflate, what it sent is recomputed exactly as Tornado compresses: one
+    # raw-deflate stream per connection at the server's level, each message flushed
+    # with Z_SYNC_FLUSH and its 4-byte tail dropped.
+    handshakes: list[str] = []
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on(
+        "Network.webSocketHandshakeResponseReceived",
+        lambda e: handshakes.append(
+            {k.lower(): v for k, v in e["response"]["headers"].items()}.get(
+                "sec-websocket-extensions", ""
+            )
+        ),
+    )
 
     def on_ws(sock):
+        deflate: list = []
+
         def count(direction):
             def f(payload):
-                ws[direction] += len(payload.encode() if isinstance(payload, str) else payload)
+                data = payload.encode() if isinstance(payload, str) else payload
+                ws[direction] += len(data)
                 ws["frames"] += 1
+                if direction == "in":
+                    if not deflate and handshakes and "permessage-deflate" in handshakes[-1]:
+                        try:
+                            from explorer.serving import WEBSOCKET_COMPRESSION_LEVEL as level
+                        except ImportError:
+                            level = 6
+                        deflate.append(zlib.compressobj(level, zlib.DEFLATED, -15, 8))
+                    if deflate:
+                        sent = deflate[0].compress(data) + deflate[0].flush(zlib.Z_SYNC_FLUSH)
+                        ws["in_sent"] += len(sent) - 4
+                    else:
+                        ws["in_sent"] += len(data)
 
             return f
 
@@ -503,21 +543,23 @@ def report_browser(b: dict, server: dict) -> None:
         http = sum(x["bytes"] for x in r["http"])
         enc = {x["encoding"] for x in r["http"] if x["encoding"]} or {"none"}
         ws = r["ws"]["in"] + r["ws"]["out"]
-        total = http + ws
+        sent = r["ws"]["in_sent"] + r["ws"]["out"]
+        total = http + sent
+        deflated = f", {r['ws']['in_sent'] / 1e3:.0f} KB in as sent" if sent != ws else ""
         line = (
             f"{name:9} HTTP {http / 1e3:8.0f} KB in {len(r['http'])} responses "
             f"(compression: {', '.join(sorted(enc))}); WebSocket {ws / 1e3:.0f} KB "
-            f"({r['ws']['in'] / 1e3:.0f} KB in, {r['ws']['out'] / 1e3:.0f} KB out, "
-            f"{r['ws']['frames']} frames); total {total / 1e6:.2f} MB"
+            f"({r['ws']['in'] / 1e3:.0f} KB in{deflated}, {r['ws']['out'] / 1e3:.0f} KB out, "
+            f"{r['ws']['frames']} frames); total as sent {total / 1e6:.2f} MB"
         )
         if name == "explorer":
             line += f"   goal <= 1.2 MB: {goal(total <= GOALS['first_load_bytes'])}"
         print(line)
         if r["failed"]:
             print(f"  failed requests: {r['failed'][:5]}")
-    ratio = (sum(x["bytes"] for x in ex[-1]["http"]) + ex[-1]["ws"]["in"] + ex[-1]["ws"]["out"]) / (
-        sum(x["bytes"] for x in mi[-1]["http"]) + mi[-1]["ws"]["in"] + mi[-1]["ws"]["out"]
-    )
+    ratio = (
+        sum(x["bytes"] for x in ex[-1]["http"]) + ex[-1]["ws"]["in_sent"] + ex[-1]["ws"]["out"]
+    ) / (sum(x["bytes"] for x in mi[-1]["http"]) + mi[-1]["ws"]["in_sent"] + mi[-1]["ws"]["out"])
     print(f"ratio explorer/minimal: {ratio:.2f}x")
     print("five largest HTTP responses (explorer):")
     for x in sorted(ex[-1]["http"], key=lambda x: -x["bytes"])[:5]:

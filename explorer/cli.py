@@ -280,7 +280,10 @@ def resolve_port(address: str, port: int) -> int:
 
 def server_kwargs(args: argparse.Namespace, port: int) -> dict:
     """What :func:`panel.serve` is given for these arguments (the port already resolved)."""
+    from .serving import server_settings  # gzip
+
     return {
+        **server_settings(),
         "port": port,
         "address": args.address,
         "websocket_origin": allowed_origins(args.address, port, args.allow_origin),
@@ -421,6 +424,9 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         )
     import tornado.process
 
+    from .serving import prepare_server
+
+    prepare_server(server)  # in each worker: only the bundles the page uses
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)

@@ -6,8 +6,9 @@ from a USB stick: the logical grid, the memory buffer, the fields, every step of
 the pipeline before and after, and the traversal. Play, pause, step, speed,
 scrubbing and hover all run from ``traverse.mjs`` in the browser, so they keep
 working with no Python behind the page. Every script and stylesheet is inlined
-(Bokeh's ``INLINE`` resources plus Panel's widget stylesheets, which ``save``
-alone would still link to a CDN), so the page makes no network request.
+(Bokeh's ``INLINE`` resources, less the WebGL bundle no figure uses, plus
+Panel's widget stylesheets, which ``save`` alone would still link to a CDN), so
+the page makes no network request.
 
 The page is built from a fresh explorer in a document of its own: Bokeh models
 belong to one document, and taking the displayed explorer's figures would
@@ -118,6 +119,8 @@ def export_html(st, title: str = "Candela Explorer") -> str:
     from panel.io.state import set_curdoc
     from pyviz_comms import Comm
 
+    from .serving import lean_resources
+
     doc = Document()
     with set_curdoc(doc):
         model = static_view(st).get_root(doc, Comm())
@@ -126,7 +129,8 @@ def export_html(st, title: str = "Candela Explorer") -> str:
     for element in model.select({"type": UIElement}):
         patch_inline_stylesheets(element)
     out = io.StringIO()
-    save(doc, out, title=title, resources=INLINE, template_variables=_icons())
+    resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
+    save(doc, out, title=title, resources=resources, template_variables=_icons())
     return out.getvalue()
 
 

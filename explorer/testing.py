@@ -57,6 +57,7 @@ def served_app(make=None) -> Iterator[str]:
     import panel as pn
 
     from explorer.app import app
+    from explorer.serving import server_settings
 
     make = make or app
 
@@ -68,12 +69,34 @@ def served_app(make=None) -> Iterator[str]:
         threaded=True,
         show=False,
         title="Candela Explorer",
+        **server_settings(),  # served as the command line serves it
     )
+    prepare_threaded(server)
     wait_for_port(port)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
+
+
+def prepare_threaded(thread, timeout: float = 20.0) -> None:
+    """:func:`explorer.serving.prepare_server` for a server ``pn.serve(threaded=True)`` starts.
+
+    The server is built in its thread; this waits until it exists, before any
+    request is made.
+    """
+    import time
+
+    from panel.io.state import state
+
+    from explorer.serving import prepare_server
+
+    deadline = time.monotonic() + timeout
+    while thread.server_id not in state._servers:  # Panel's registry of its servers
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the server thread did not start a server")
+        time.sleep(0.02)
+    prepare_server(state._servers[thread.server_id][0])
 
 
 def wait_for_port(port: int, timeout: float = 20.0) -> None:

@@ -95,6 +95,8 @@ def offline(page, offline_page):
             route.abort()
 
     page.route("**/*", block)
+    errors = []  # a bundle the page needs but lacks (it has no WebGL one) would show here
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on(
         "request",
         lambda r: None if r.url.startswith(("file:", "data:")) else attempts.append(r.url),
@@ -107,6 +109,7 @@ def offline(page, offline_page):
     page.locator(".candela-shape").wait_for()
     yield page
     assert [u for u in attempts if u.startswith(("http:", "https:", "ws:", "wss:"))] == []
+    assert errors == []
 
 
 @pytest.mark.browser

@@ -1,0 +1,156 @@
+"""How the explorer is served: compressed, only the Bokeh bundles it uses, no per-session checks.
+
+Every server of the app (``candela-explorer``, :func:`explorer.testing.served_app`,
+the benchmarks) starts from :func:`server_settings` and calls
+:func:`prepare_server` before it serves:
+
+- **gzip**: HTML, JavaScript, CSS and JSON go gzip-compressed to a browser that
+  asks for it (Tornado's ``compress_response``, through the transform below):
+  the five largest files of a first load go from 2.9 MB to about 0.8 MB. The
+  static files (Bokeh's and Panel's bundles, the same for every student) are
+  compressed once per process and kept; only the page itself is compressed
+  per request.
+- **The WebSocket** is compressed too (permessage-deflate, which every
+  browser offers): the document a page pulls when it opens (about 600 KB at
+  64x64, more than all the JavaScript once gzipped) and every edit's answer.
+  Bokeh's server leaves it off unless told a level; level 1 costs a few
+  milliseconds a session, and each open connection keeps a compressor
+  (about 0.3 MB with zlib's defaults).
+- **Bundles**: Bokeh's server puts every one of its bundles in the page.
+  ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
+  (``output_backend="canvas"``). ``bokeh-tables`` is not used either, but
+  Panel 1.9's own bundle needs it to load (its Tabulator imports Bokeh's table
+  module when ``panel.min.js`` runs), so it stays. The offline page
+  (:mod:`explorer.export`) leaves out the same bundle. A notebook keeps them
+  all: Panel's extension is loaded once for the whole notebook page, whose
+  other outputs may well draw with WebGL.
+- **No document validation per session**: Bokeh checks each new session's
+  models for modelling mistakes (``BOKEH_VALIDATE_DOC``), which only ever logs,
+  and costs each session walks over all its models: about a tenth of a
+  session's CPU. The page is the same every time, so a test validates it once
+  (``tests/explorer/test_serving.py``) and the server does not.
+
+Nothing here holds a session's state: the one thing kept across requests is
+the compressed bytes of static files, keyed by path and content hash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tornado.web import GZipContentEncoding
+
+__all__ = [
+    "UNUSED_BUNDLES",
+    "WEBSOCKET_COMPRESSION_LEVEL",
+    "CompressStaticOnce",
+    "lean_resources",
+    "prepare_server",
+    "server_settings",
+]
+
+#: zlib level of the WebSocket's permessage-deflate: 1 is nearly as small as 6 at a
+#: quarter of the CPU (the 64x64 document: 599 KB to 95 KB in 4 ms; level 6: 77 KB, 17 ms).
+WEBSOCKET_COMPRESSION_LEVEL = 1
+
+#: Bokeh's bundles the page never uses (its figures draw on a canvas, not with WebGL).
+UNUSED_BUNDLES = ("bokeh-gl",)
+
+
+class CompressStaticOnce(GZipContentEncoding):
+    """Tornado's gzip transform, with each static file compressed once per process.
+
+    A static file (``/static/...``, answered whole with an ``Etag``, the hash of
+    its content) is compressed the first time a browser asks for it; later
+    requests get the same bytes without compressing them again. Everything
+    else (the page, a range, a 304) is compressed per response as Tornado does.
+    Compressing Bokeh's and Panel's bundles costs about 0.12 s of CPU per
+    first load otherwise, for every student.
+    """
+
+    #: (path, etag) -> the gzip-encoded body. Bounded: static files are a fixed set.
+    _cache: dict[tuple[str, str], bytes] = {}
+    MAX_BYTES = 32 * 2**20
+
+    def __init__(self, request) -> None:
+        super().__init__(request)
+        static = request.method == "GET" and request.path.startswith("/static/")
+        self._path = request.path if static else None
+        self._key: tuple[str, str] | None = None
+        self._parts: list[bytes] | None = None
+        self._from_cache = False
+
+    def transform_first_chunk(self, status_code, headers, chunk, finishing):
+        etag = headers.get("Etag")
+        if self._path and self._gzipping and status_code == 200 and etag:
+            ctype = str(headers.get("Content-Type", "")).split(";")[0]
+            if self._compressible_type(ctype) and "Content-Encoding" not in headers:
+                self._key = (self._path, etag)
+        cached = self._cache.get(self._key) if self._key else None
+        if cached is not None:
+            headers["Vary"] = (headers["Vary"] + ", " if "Vary" in headers else "") + (
+                "Accept-Encoding"
+            )
+            headers["Content-Encoding"] = "gzip"
+            headers["Content-Length"] = str(len(cached))
+            self._from_cache = True
+            return status_code, headers, cached
+        if self._key:
+            self._parts = []
+        status_code, headers, chunk = super().transform_first_chunk(
+            status_code, headers, chunk, finishing
+        )
+        if not self._gzipping:
+            self._parts = None
+        return status_code, headers, chunk
+
+    def transform_chunk(self, chunk: bytes, finishing: bool) -> bytes:
+        if self._from_cache:
+            return b""  # the whole body went with the first chunk
+        chunk = super().transform_chunk(chunk, finishing)
+        if self._parts is not None:
+            self._parts.append(chunk)
+            if finishing and self._key:
+                body = b"".join(self._parts)
+                if sum(map(len, self._cache.values())) + len(body) <= self.MAX_BYTES:
+                    self._cache[self._key] = body
+                self._parts = None
+        return chunk
+
+
+def server_settings() -> dict[str, Any]:
+    """Keyword arguments for :func:`panel.serve` (passed through Bokeh to Tornado)."""
+    # ``transforms`` replaces what ``compress_response=True`` would add (Tornado's
+    # plain GZipContentEncoding); the setting is kept so Tornado's own code sees it.
+    return {
+        "compress_response": True,
+        "transforms": [CompressStaticOnce],
+        # permessage-deflate for the WebSocket, when the browser offers it (all do).
+        "websocket_compression_level": WEBSOCKET_COMPRESSION_LEVEL,
+    }
+
+
+def lean_resources(resources):
+    """``resources`` (Bokeh's ``Resources``) without the bundles the page never uses."""
+    return resources.clone(components=[c for c in resources.components if c not in UNUSED_BUNDLES])
+
+
+def prepare_server(server) -> None:
+    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages, no validation.
+
+    Its pages then list only the bundles the explorer uses; every session of
+    every server in this process skips Bokeh's document validation.
+    """
+    from bokeh.settings import settings
+
+    settings.perform_document_validation.set_value(False)
+    tornado_app = server._tornado  # Bokeh's Tornado application: no public handle
+    if getattr(tornado_app, "_candela_lean", False):
+        return
+    full = tornado_app.resources
+
+    def resources(absolute_url=None):
+        return lean_resources(full(absolute_url))
+
+    tornado_app.resources = resources
+    tornado_app._candela_lean = True

@@ -1,0 +1,204 @@
+"""How the app is served: gzip when asked, only the Bokeh bundles the page uses, a valid document.
+
+Plain HTTP against the app served in-process (as the command line serves
+it) and against ``candela-explorer`` itself; no browser (that is
+``test_serving_browser.py``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import bokeh
+import pytest
+
+from explorer.testing import free_port
+
+BOKEH_JS = Path(bokeh.__file__).parent / "server" / "static" / "js"
+#: A module name only Bokeh's WebGL bundle defines.
+GL_MARK = "models/glyphs/webgl/multi_marker"
+
+
+def request(url: str, path: str, gzip_ok: bool = True) -> tuple[int, dict, bytes]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        headers = {"Accept-Encoding": "gzip, deflate"} if gzip_ok else {}
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def script_srcs(page: str) -> list[str]:
+    return re.findall(r'<script[^>]+src="([^"]+)"', page)
+
+
+def decoded(headers: dict, body: bytes) -> bytes:
+    return gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
+
+
+def test_page_and_bokeh_js_are_gzipped_when_the_browser_asks(explorer_server):
+    status, headers, body = request(explorer_server, "/?shape=3,4")
+    assert status == 200
+    assert headers.get("content-encoding") == "gzip"
+    page = gzip.decompress(body).decode()
+    assert "<title>Candela Explorer</title>" in page
+
+    (bokeh_js,) = [src for src in script_srcs(page) if "/bokeh.min.js" in src]
+    on_disk = (BOKEH_JS / "bokeh.min.js").read_bytes()
+    # Twice: the second answer comes from the compressed copy the server keeps.
+    answers = [request(explorer_server, "/" + bokeh_js.lstrip("/")) for _ in range(2)]
+    for status, headers, body in answers:
+        assert status == 200
+        assert headers.get("content-encoding") == "gzip"
+        assert "accept-encoding" in headers.get("vary", "").lower()
+        assert len(body) < len(on_disk) / 2
+        assert gzip.decompress(body) == on_disk
+    assert answers[0][2] == answers[1][2]
+    assert int(answers[1][1]["content-length"]) == len(answers[1][2])
+
+
+def test_a_browser_that_does_not_ask_for_gzip_gets_plain_bytes(explorer_server):
+    status, headers, body = request(explorer_server, "/", gzip_ok=False)
+    assert status == 200 and "content-encoding" not in headers
+    (bokeh_js,) = [src for src in script_srcs(body.decode()) if "/bokeh.min.js" in src]
+    request(explorer_server, "/" + bokeh_js.lstrip("/"))  # a compressed copy now exists
+    status, headers, body = request(explorer_server, "/" + bokeh_js.lstrip("/"), gzip_ok=False)
+    assert status == 200 and "content-encoding" not in headers
+    assert body == (BOKEH_JS / "bokeh.min.js").read_bytes()
+
+
+def test_a_cached_file_is_still_answered_304_when_the_browser_has_it(explorer_server):
+    _, _, body = request(explorer_server, "/", gzip_ok=False)
+    (src,) = [s for s in script_srcs(body.decode()) if "/bokeh-widgets.min.js" in s]
+    status, headers, _ = request(explorer_server, "/" + src.lstrip("/"))
+    parts = urlsplit(explorer_server)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request(
+            "GET",
+            "/" + src.lstrip("/"),
+            headers={"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]},
+        )
+        response = conn.getresponse()
+        assert response.status == 304 and response.read() == b""
+    finally:
+        conn.close()
+
+
+def test_the_websocket_is_compressed_for_a_browser_that_offers_it(explorer_server):
+    import asyncio
+    import json
+
+    from tornado.websocket import websocket_connect
+
+    _, headers, body = request(explorer_server, "/?shape=64,64")
+    token = re.search(r'"token":\s*"([^"]+)"', decoded(headers, body).decode()).group(1)
+    ws_url = explorer_server.replace("http://", "ws://") + "ws"
+
+    async def pull(offer: bool) -> tuple[str, int]:
+        options = {} if offer else None  # {} offers permessage-deflate, as browsers do
+        ws = await websocket_connect(
+            ws_url, subprotocols=["bokeh", token], compression_options=options
+        )
+        try:
+            extensions = ws.headers.get("Sec-WebSocket-Extensions", "")
+            assert json.loads(await ws.read_message())["msgtype"] == "ACK"
+            await ws.read_message(), await ws.read_message()
+            for part in ({"msgid": "1", "msgtype": "PULL-DOC-REQ"}, {}, {}):
+                await ws.write_message(json.dumps(part))
+            header = json.loads(await ws.read_message())
+            assert header["msgtype"] == "PULL-DOC-REPLY"
+            await ws.read_message()
+            content = await ws.read_message()  # the whole document, decompressed
+            return extensions, len(content)
+        finally:
+            ws.close()
+
+    offered, size = asyncio.run(pull(offer=True))
+    assert "permessage-deflate" in offered and size > 100_000
+    plain, plain_size = asyncio.run(pull(offer=False))
+    assert plain == "" and plain_size == size
+
+
+def test_the_page_loads_only_the_bokeh_bundles_it_uses(explorer_server):
+    _, headers, body = request(explorer_server, "/")
+    names = [Path(urlsplit(src).path).name for src in script_srcs(decoded(headers, body).decode())]
+    assert "bokeh.min.js" in names and "bokeh-widgets.min.js" in names
+    assert "bokeh-tables.min.js" in names  # Panel's own bundle needs it to load
+    assert "bokeh-gl.min.js" not in names
+
+
+def test_the_offline_page_inlines_no_webgl_bundle():
+    from explorer.export import export_html
+    from explorer.state import ExplorerState
+
+    page = export_html(ExplorerState(shape=(3, 4)))
+    assert (BOKEH_JS / "bokeh-gl.min.js").read_text().count(GL_MARK) == 1
+    assert GL_MARK not in page
+    # The bundles it uses are still inline: widgets, and tables for Panel's bundle.
+    assert '"models/widgets/button"' in page and "models/widgets/tables/data_table" in page
+
+
+def test_the_served_document_passes_bokehs_validation_the_server_skips():
+    # The server skips Bokeh's per-session document validation (it only logs, and
+    # walks every model of every session); the page is checked here instead.
+    from bokeh.core.validation.check import check_integrity
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from explorer.app import app
+
+    doc = Document()
+    with set_curdoc(doc):
+        app().server_doc(doc)
+    models = set()
+    for root in doc.roots:
+        models |= root.references()
+    issues = check_integrity(models)
+    assert len(models) > 50
+    assert issues.error == []
+    # Panel's server silences EMPTY_LAYOUT itself: an empty column is a placeholder here.
+    assert [w for w in issues.warning if w.name != "EMPTY_LAYOUT"] == []
+
+
+def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, headers, body = request(url, "/")
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("candela-explorer did not answer within 60 s")
+                time.sleep(0.2)
+        assert status == 200 and headers.get("content-encoding") == "gzip"
+        srcs = script_srcs(gzip.decompress(body).decode())
+        assert not [s for s in srcs if "bokeh-gl" in s]
+        (bokeh_js,) = [s for s in srcs if "/bokeh.min.js" in s]
+        status, headers, body = request(url, "/" + bokeh_js.lstrip("/"))
+        assert status == 200 and headers.get("content-encoding") == "gzip"
+        assert gzip.decompress(body) == (BOKEH_JS / "bokeh.min.js").read_bytes()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
