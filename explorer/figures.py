@@ -19,19 +19,26 @@ import re
 from pathlib import Path
 
 import numpy as np
+from bokeh.core.properties import field
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
     AllIndices,
+    Bezier,
     Button,
+    CDSView,
     ColumnDataSource,
     CustomJS,
     Div,
+    GlyphRenderer,
     HoverTool,
     InlineStyleSheet,
     Range1d,
+    Rect,
+    Scatter,
     Selection,
     Slider,
+    Text,
     UnionRenderers,
 )
 from bokeh.plotting import figure
@@ -197,19 +204,34 @@ def mark_rows(cells: dict, rings: dict) -> dict:
 MARK_KEYS = ("x", "y", "size", "line", "color", "mark", "ring", "k", "pos")
 
 
-def _frames(fig: figure, source: ColumnDataSource):
-    # Every ring of every mark of a figure in one glyph: rows draw in order, outer first.
-    return fig.rect(
-        "x",
-        "y",
-        width="size",
-        height="size",
-        source=source,
-        fill_alpha=0,
-        level="overlay",
-        line_color="color",
-        line_width="line",
+def _draw(fig: figure, glyph, source: ColumnDataSource, every: AllIndices, **renderer):
+    """Add ``glyph`` over ``source`` to ``fig``: the renderer alone, with no selection, hover
+    or mute copies of the glyph (bokeh.plotting builds three more glyphs a renderer) and
+    the view's one filter. Every column is named with ``field``: no guessing."""
+    r = GlyphRenderer(
+        glyph=glyph,
+        data_source=source,
+        view=CDSView(filter=every),
+        nonselection_glyph=None,
+        muted_glyph=None,
+        **renderer,
     )
+    fig.renderers.append(r)
+    return r
+
+
+def _frames(fig: figure, source: ColumnDataSource, every: AllIndices):
+    # Every ring of every mark of a figure in one glyph: rows draw in order, outer first.
+    glyph = Rect(
+        x=field("x"),
+        y=field("y"),
+        width=field("size"),
+        height=field("size"),
+        fill_alpha=0,
+        line_color=field("color"),
+        line_width=field("line"),
+    )
+    return _draw(fig, glyph, source, every, level="overlay")
 
 
 def _set_data(source: ColumnDataSource, data: dict) -> None:
@@ -254,16 +276,11 @@ class Figures:
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
+        self._every = AllIndices()  # a filter holds no state: one serves every renderer
         self._build_sources()
         self._build_logical()
         self._build_buffer()
         self._build_traversal()
-        every = AllIndices()  # a filter holds no state: one serves every renderer
-        for fig in (self.logical_figure, self.buffer_figure):
-            for renderer in fig.renderers:
-                # Nothing is ever selected or muted: two glyph models fewer per renderer.
-                renderer.update(nonselection_glyph=None, muted_glyph=None)
-                renderer.view.filter = every
 
     # ------------------------------------------------------------------ models
 
@@ -291,76 +308,62 @@ class Figures:
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
 
-    @staticmethod
-    def _text(fig: figure, source: ColumnDataSource):
-        return fig.text(
-            "x",
-            "y",
-            text="text",
-            source=source,
-            text_align="align",
-            text_baseline="baseline",
-            text_font_size="size",
-            text_color="color",
-            x_offset="x_offset",
-            y_offset="y_offset",
-            text_font_style="style",
+    def _text(self, fig: figure, source: ColumnDataSource):
+        glyph = Text(
+            x=field("x"),
+            y=field("y"),
+            text=field("text"),
+            text_align=field("align"),
+            text_baseline=field("baseline"),
+            text_font_size=field("size"),
+            text_color=field("color"),
+            x_offset=field("x_offset"),
+            y_offset=field("y_offset"),
+            text_font_style=field("style"),
         )
+        return _draw(fig, glyph, source, self._every)
+
+    def _cells(self, fig: figure, source: ColumnDataSource, name: str, **fill):
+        glyph = Rect(
+            x=field("x"),
+            y=field("y"),
+            width=CELL_FILL,
+            height=CELL_FILL,
+            fill_color=field("color"),
+            line_color=None,
+            **fill,
+        )
+        return _draw(fig, glyph, source, self._every, name=name)
 
     def _build_logical(self) -> None:
         lf = self.logical_figure = _figure("logical-figure")
-        self.logical_cells = lf.rect(
-            "x",
-            "y",
-            width=CELL_FILL,
-            height=CELL_FILL,
-            source=self.logical_source,
-            fill_color="color",
-            line_color=None,
-            name="logical-cells",
-        )
+        self.logical_cells = self._cells(lf, self.logical_source, "logical-cells")
         self._text(lf, self.labels_logical)
-        self.frames = [_frames(lf, self.marks_logical)]
+        self.frames = [_frames(lf, self.marks_logical, self._every)]
 
     def _build_buffer(self) -> None:
         bf = self.buffer_figure = _figure("buffer-figure")
-        self.buffer_cells = bf.rect(
-            "x",
-            "y",
-            width=CELL_FILL,
-            height=CELL_FILL,
-            source=self.buffer_source,
-            fill_color="color",
-            fill_alpha="alpha",
-            line_color=None,
-            name="buffer-cells",
+        self.buffer_cells = self._cells(
+            bf, self.buffer_source, "buffer-cells", fill_alpha=field("alpha")
         )
         self._text(bf, self.labels_buffer)  # with the offset's marker and name
-        self.frames.append(_frames(bf, self.marks_buffer))
-        bf.bezier(
-            "x0",
-            "y0",
-            "x1",
-            "y1",
-            "cx0",
-            "cy0",
-            "cx1",
-            "cy1",
-            source=self.jump_source,
-            line_color="color",
+        self.frames.append(_frames(bf, self.marks_buffer, self._every))
+        # The jump of the current step: an arc over the buffer and its arrowhead.
+        arc = Bezier(
+            **{k: field(k) for k in ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1")},
+            line_color=field("color"),
             line_width=2.5,
-            level="overlay",
         )
-        bf.scatter(
-            "x1",
-            "y1",
-            source=self.jump_source,
+        _draw(bf, arc, self.jump_source, self._every, level="overlay")
+        head = Scatter(
+            x=field("x1"),
+            y=field("y1"),
             marker="inverted_triangle",
             size=9,
-            fill_color="color",
-            line_color="color",
-            level="overlay",
+            fill_color=field("color"),
+            line_color=field("color"),
         )
+        _draw(bf, head, self.jump_source, self._every, level="overlay")
 
     def _build_traversal(self) -> None:
         self.frame_slider = Slider(
