@@ -280,13 +280,17 @@ def resolve_port(address: str, port: int) -> int:
 
 def server_kwargs(args: argparse.Namespace, port: int) -> dict:
     """What :func:`panel.serve` is given for these arguments (the port already resolved)."""
-    from .serving import server_settings  # gzip
+    from .serving import host_check, server_settings  # gzip, the Host check
 
+    settings = server_settings()
+    origins = allowed_origins(args.address, port, args.allow_origin)
     return {
-        **server_settings(),
+        **settings,
+        # A request for any other name is refused before it reaches the app (DNS rebinding).
+        "transforms": [host_check(origins), *settings["transforms"]],
         "port": port,
         "address": args.address,
-        "websocket_origin": allowed_origins(args.address, port, args.allow_origin),
+        "websocket_origin": origins,
         "num_procs": args.num_procs,
         "show": False,
         "start": False,

@@ -30,6 +30,13 @@ the benchmarks) starts from :func:`server_settings` and calls
   session's CPU. The page is the same every time, so a test validates it once
   (``tests/explorer/test_serving.py``) and the server does not.
 
+- **Only its own names** (:func:`host_check`): a request whose ``Host`` is
+  not a name the server is reached at (the same list its WebSocket accepts as
+  origins) gets 403 and a one-line body instead of the page. That closes DNS
+  rebinding: a foreign site whose name is made to resolve to this machine
+  could otherwise read the page (and its session token) as its own; its
+  WebSocket was already refused by origin.
+
 Nothing here holds a session's state: the one thing kept across requests is
 the compressed bytes of static files, keyed by path and content hash.
 """
@@ -38,12 +45,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tornado.web import GZipContentEncoding
+from tornado.httputil import HTTPHeaders
+from tornado.web import GZipContentEncoding, OutputTransform
 
 __all__ = [
     "UNUSED_BUNDLES",
     "WEBSOCKET_COMPRESSION_LEVEL",
     "CompressStaticOnce",
+    "host_check",
     "lean_resources",
     "prepare_server",
     "server_settings",
@@ -116,6 +125,49 @@ class CompressStaticOnce(GZipContentEncoding):
                     self._cache[self._key] = body
                 self._parts = None
         return chunk
+
+
+def _host_names(hosts) -> frozenset[str]:
+    # "name:port" as an origin list has them; a browser leaves ":80" out of Host.
+    names = set()
+    for host in hosts:
+        host = str(host).strip().lower()
+        names.add(host)
+        if host.endswith(":80"):
+            names.add(host[:-3])
+    return frozenset(names)
+
+
+def host_check(hosts) -> type[OutputTransform]:
+    """A Tornado transform that answers 403 to a request whose ``Host`` is not in ``hosts``.
+
+    ``hosts`` are ``name:port`` as the server's allowed WebSocket origins are
+    written. The refused request's own answer never reaches the client: its
+    status, headers and body are replaced.
+    """
+    allowed = _host_names(hosts)
+
+    class HostCheck(OutputTransform):
+        def __init__(self, request) -> None:
+            super().__init__(request)
+            self.host = (request.headers.get("Host") or "").strip().lower()
+            self.refused = self.host not in allowed
+
+        def transform_first_chunk(self, status_code, headers, chunk, finishing):
+            if not self.refused:
+                return status_code, headers, chunk
+            body = (
+                f"403: this server does not answer to the name {self.host[:200]!r}; "
+                "start it with --allow-origin for that name\n"
+            ).encode()
+            refusal = HTTPHeaders({"Content-Type": "text/plain; charset=utf-8"})
+            refusal["Content-Length"] = str(len(body))
+            return 403, refusal, body
+
+        def transform_chunk(self, chunk: bytes, finishing: bool) -> bytes:
+            return b"" if self.refused else chunk
+
+    return HostCheck
 
 
 def server_settings() -> dict[str, Any]:

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -217,3 +218,30 @@ def test_stopping_the_command_stops_every_worker(how):
         for pid in workers:  # never leave one behind, even on failure
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def http_status(port: int, host: str) -> tuple[int, str]:
+    """GET / at 127.0.0.1 with the ``Host`` header ``host``: the status and the body's start."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read(20000).decode(errors="replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(200).decode(errors="replace")
+
+
+def test_a_request_for_a_foreign_name_gets_no_page():
+    # DNS rebinding: evil.example made to resolve to this machine must not read the page.
+    port = free_port()
+    proc = start(["--port", str(port), "--allow-origin", "school.example:8080"])
+    try:
+        read_until_url(proc, time.monotonic() + 90)
+        page_token(port)  # the page is up, at its own name
+        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.2:{port}", ""):
+            status, body = http_status(port, host)
+            assert status == 403 and "token" not in body and "allow-origin" in body, host
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "school.example:8080"):
+            status, body = http_status(port, host)
+            assert status == 200 and "Candela Explorer" in body, host
+    finally:
+        stop(proc)
