@@ -229,6 +229,21 @@ class Columns:
     buffer_labels: dict = field(default_factory=lambda: {k: [] for k in BUFFER_LABEL_KEYS})
 
 
+def _values(values):
+    """The ``value`` column: integers as numbers (one binary array; hover prints them as
+    Python does), anything else as Python prints it (see :func:`_fmt`)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iu" and values.dtype.itemsize <= 8:
+        if not len(values) or (values.min() >= -(2**31) and values.max() < 2**31):
+            return values.astype(np.int32)
+    return _fmt(values)
+
+
+def _text(values) -> list[str]:
+    # A value column as label text.
+    return values.astype(str).tolist() if isinstance(values, np.ndarray) else list(values)
+
+
 def _fmt(values) -> list[str]:
     """Values as Python prints them; a float that is a whole number loses its ``.0``."""
     values = np.asarray(values)
@@ -253,7 +268,7 @@ def logical_columns(tensor, walk: Walk, grid: Grid) -> dict:
         "k": np.arange(n),
         "index": list(_shape_index_labels(tuple(int(d) for d in grid.shape))),
         "pos": walk.position,
-        "value": _fmt(buffer[walk.position]) if n else [],
+        "value": _values(buffer[walk.position]) if n else [],
         "color": _PALETTE_RGBA[_ramp(n)],
     }
 
@@ -264,7 +279,7 @@ def logical_label_columns(logical: dict) -> dict:
     return {
         "x": logical["x"],
         "y": logical["y"],
-        "value_label": logical["value"],
+        "value_label": _text(logical["value"]),
         "pos_label": [f"@{p}" for p in np.asarray(logical["pos"]).tolist()],
         "text_color": _PALETTE_TEXT[_ramp(n)],
     }
@@ -290,7 +305,7 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
         "x": (pos % cols).astype(float),
         "y": -(pos // cols) * BUFFER_ROW_PITCH,
         "pos": pos,
-        "value": _fmt(buffer),
+        "value": _values(buffer),
         "reads": reads,
         "first_reader": first,
         "color": colors,
@@ -316,7 +331,7 @@ def buffer_label_columns(buffer: dict, n: int) -> dict:
         "y_top": y + 0.43,
         "x_right": x + 0.43,
         "y_bottom": y - 0.43,
-        "value_label": buffer["value"],
+        "value_label": _text(buffer["value"]),
         "pos_label": [str(p) for p in np.asarray(buffer["pos"]).tolist()],
         "reads_label": [f"×{r}" if r > 1 else "" for r in np.asarray(buffer["reads"]).tolist()],
         "text_color": text,

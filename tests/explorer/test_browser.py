@@ -115,10 +115,10 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
         )
     )
     assert got == [
-        want.logical["value"],
+        list(want.logical["value"]),
         want.logical["index"],
         list(want.logical["color"]),
-        want.buffer["value"],
+        list(want.buffer["value"]),
         list(want.buffer["color"]),
         want.buffer["first_reader"].tolist(),
         # labels: the real rows, then padding to one length that draws nothing
