@@ -2,10 +2,16 @@
 
 :class:`Figures` builds, for one view of one explorer, the logical grid and the
 memory buffer (sources, glyphs), the traversal controls (play/pause, step,
-speed, scrub, the odometer) and the ``CustomJS`` callbacks that run
-``traverse.mjs`` in the browser. :meth:`Figures.render` draws a
-:class:`~explorer.columns.Columns` into them; nothing here knows about
+speed, scrub, the odometer) and the one ``CustomJS`` that runs
+``traverse.mjs`` in the browser for all of them. :meth:`Figures.render` draws
+a :class:`~explorer.columns.Columns` into them; nothing here knows about
 widgets, the URL or the classroom.
+
+Each figure has few glyphs: its cells; its text, every label a row of one
+labels source (:mod:`explorer.labels`); and its frames, every ring of the
+cursor's and the hover's frames a row of one marks source (:func:`mark_rows`).
+A glyph renderer costs a session several Bokeh models and the browser a
+layer to paint, so what varies is data, not glyphs.
 
 Each view gets its own models, so any number of explorers (or views of one)
 can share a page; the browser keeps each traversal's play state on that
@@ -18,7 +24,6 @@ import html
 import re
 from pathlib import Path
 
-import numpy as np
 from bokeh.core.properties import field
 from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
@@ -44,6 +49,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from . import columns as C
+from . import labels as L
 from .fields import DTYPE_BYTES
 from .steady import TAG as STEADY_TAG
 
@@ -57,74 +63,6 @@ CELL_FILL = 0.9
 #: The widest a figure is drawn at scale 1: the figures' column is 528 px wide on a
 #: 1280 px screen. A grid too wide for it at MIN_CELL scrolls inside its panel.
 LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
-
-#: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
-#: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
-#: cells and drop below that size (hover still tells), so they never overlap.
-_LOGICAL_LABELS = (
-    ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
-    ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
-)
-_BUFFER_LABELS = (
-    ("value_label", "x", "y", "center", "middle", 14, 2, False, 22),
-    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False, 34),
-    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True, 30),
-)
-#: A label's font is at most this share of its cell's size.
-_FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
-#: Label kinds that would answer a question about positions: hidden while one waits.
-POSITION_LABELS = frozenset({"pos_label", "reads_label"})
-#: Up to this many tile headers (rank > 2); a shape with more has none (too small to read).
-TILE_LIMIT = 256
-#: Every text of a figure is a row of its one labels source, drawn by one text glyph.
-LABEL_KEYS = (
-    "x", "y", "text", "color", "size", "align", "baseline", "x_offset", "y_offset", "style", "kind",
-)  # fmt: skip
-#: The rows of each figure's labels source, always: each kind has its block, padded with
-#: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
-#: measures labels asynchronously and read past the new end: a RangeError).
-LABEL_BLOCKS = {
-    "logical": [*(spec[0] for spec in _LOGICAL_LABELS), "tile"],
-    "buffer": [*(spec[0] for spec in _BUFFER_LABELS), "offset_mark", "offset"],
-}
-
-
-def _block_size(kind: str) -> int:
-    return {"tile": TILE_LIMIT, "offset_mark": 1, "offset": 1}.get(kind, C.LABEL_LIMIT)
-
-
-def _font(px: float) -> str:
-    return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
-
-
-def _label_block(kind: str, rows: dict | None) -> dict:
-    """One kind's rows padded to its block: ``rows`` has x, y, text, color and the kind's
-    constant style (size, align, baseline, x_offset, y_offset, style); None draws nothing."""
-    n = _block_size(kind)
-    count = 0 if rows is None else min(len(rows["text"]), n)
-    pad = n - count
-    nan = np.full(pad, np.nan, dtype=np.float32)
-    out = {
-        "x": np.concatenate([np.asarray(rows["x"][:count] if count else [], np.float32), nan]),
-        "y": np.concatenate([np.asarray(rows["y"][:count] if count else [], np.float32), nan]),
-        "text": [*(rows["text"][:count] if count else []), *[""] * pad],
-        "color": [*(list(rows["color"][:count]) if count else []), *["#000000"] * pad],
-    }
-    for key, default in (("size", "0px"), ("align", "left"), ("baseline", "middle"),
-                         ("x_offset", 0.0), ("y_offset", 0.0), ("style", "normal")):  # fmt: skip
-        out[key] = [rows[key] if count else default] * n
-    out["kind"] = [kind] * n
-    return out
-
-
-def _join(blocks: list[dict]) -> dict:
-    data = {}
-    for key in LABEL_KEYS:
-        parts = [block[key] for block in blocks]
-        data[key] = np.concatenate(parts) if key in ("x", "y") else [v for p in parts for v in p]
-    for key in ("x_offset", "y_offset"):
-        data[key] = np.asarray(data[key], dtype=np.float32)
-    return data
 
 
 def _figure(name: str) -> figure:
@@ -297,9 +235,9 @@ class Figures:
         self.logical_source = source(C.LOGICAL_KEYS, "logical-source")
         self.buffer_source = source(C.BUFFER_KEYS, "buffer-source")
         self.frames_source = source(C.FRAME_KEYS, "frames-source")
-        # Every text of a figure (cell labels, tile headers, the offset's name): see LABEL_BLOCKS.
-        self.labels_logical = source(LABEL_KEYS, "labels-logical-source")
-        self.labels_buffer = source(LABEL_KEYS, "labels-buffer-source")
+        # Every text of a figure (cell labels, tile headers, the offset): see explorer.labels.
+        self.labels_logical = source(L.LABEL_KEYS, "labels-logical-source")
+        self.labels_buffer = source(L.LABEL_KEYS, "labels-buffer-source")
         # Written by the browser every frame or hover; never sent back to the server.
         # The cursor's and the hover's frames, every ring a row (see mark_rows).
         self.marks_logical = source(MARK_KEYS, "marks-logical-source", False)
@@ -518,7 +456,7 @@ class Figures:
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         self._draw_first_frame(cols, n)
         self.cells = cells
-        labels = self.label_rows(cols, cells, self.concealed)
+        labels = L.label_rows(self.label_blocks(cols, cells, self.concealed))
         _set_data(self.labels_logical, labels["logical"])
         _set_data(self.labels_buffer, labels["buffer"])
 
@@ -539,62 +477,8 @@ class Figures:
                 tool.tooltips = tips
 
     def label_blocks(self, cols: C.Columns, cells: dict[str, float], concealed: bool) -> dict:
-        """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`_label_block`):
-        every label as large as its cell allows (up to its size at this scale), or dropped;
-        position labels dropped while ``concealed``."""
-        out = {}
-        for fig, specs, data in (
-            ("logical", _LOGICAL_LABELS, cols.logical_labels),
-            ("buffer", _BUFFER_LABELS, cols.buffer_labels),
-        ):
-            cell = cells.get(fig, 0.0)
-            blocks = []
-            for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
-                shown = cols.labels and cell >= min_cell * self.scale and len(data[kind])
-                rows = None
-                if shown and not (concealed and kind in POSITION_LABELS):
-                    rows = {
-                        "x": data[x], "y": data[y], "text": data[kind],
-                        "color": data["text_color"],
-                        "size": _font(min(px * self.scale, cell * _FONT_SHARE[kind])),
-                        "align": align, "baseline": baseline, "x_offset": 0.0,
-                        "y_offset": float(y_offset), "style": "bold" if bold else "normal",
-                    }  # fmt: skip
-                blocks.append([kind, rows])
-            blocks += self._extra_labels(fig, cols, cell)
-            out[fig] = blocks
-        return out
-
-    def label_rows(self, cols: C.Columns, cells: dict[str, float], concealed: bool) -> dict:
-        """Each figure's labels source data: its blocks, each padded to its fixed size."""
-        blocks = self.label_blocks(cols, cells, concealed)
-        return {fig: _join([_label_block(k, r) for k, r in b]) for fig, b in blocks.items()}
-
-    def _extra_labels(self, fig: str, cols: C.Columns, cell: float) -> list:
-        # The logical grid's tile headers (rank > 2), which fit over their tile's width or
-        # drop (the hover names the index); the buffer's offset marker and its name.
-        if fig == "buffer":
-            if self.offset_at is None:
-                return [["offset_mark", None], ["offset", None]]
-            x, y = self.offset_at
-            common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
-                      "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
-            mark = {**common, "text": ["▲"], "color": [C.OFFSET], "size": _font(13 * self.scale)}
-            name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
-                    "size": _font(10 * self.scale), "x_offset": 8.0 * self.scale}  # fmt: skip
-            return [["offset_mark", mark], ["offset", name]]
-        texts = cols.tiles["text"]
-        if not len(texts) or len(texts) > TILE_LIMIT:
-            return [["tile", None]]
-        room = cell * cols.grid.shape[-1]
-        font = min(11 * self.scale, room / (0.62 * max(len(t) for t in texts)))
-        if font < 7:
-            return [["tile", None]]
-        return [["tile", {
-            "x": cols.tiles["x"], "y": cols.tiles["y"], "text": cols.tiles["text"],
-            "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
-            "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
-        }]]  # fmt: skip
+        """The figures' labels as blocks, as drawn at this scale (see :mod:`explorer.labels`)."""
+        return L.label_blocks(cols, cells, self.scale, self.offset_at, concealed)
 
     def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
         # Frame 0, so the page shows a cursor and says where it is before any script runs.

@@ -117,7 +117,7 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
     """
     from . import columns as C
     from .fields import fields_html, layout_line
-    from .figures import LABEL_BLOCKS, POSITION_LABELS, _block_size
+    from .labels import LABEL_BLOCKS, POSITION_LABELS, block_size
 
     cols = C.columns_for(result.tensor)
     figs.render(cols, result.layout, unit)
@@ -134,7 +134,7 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
         # The labels as blocks, unpadded: lesson_page.mjs pads each to its size, and drops
         # the position labels while a question waits, as Figures.label_rows does.
         "labels": _plain(figs.label_blocks(cols, figs.cells, False)),
-        "label_sizes": {kind: _block_size(kind) for b in LABEL_BLOCKS.values() for kind in b},
+        "label_sizes": {kind: block_size(kind) for b in LABEL_BLOCKS.values() for kind in b},
         "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
         "logical_size": size(figs.logical_figure),

@@ -16,14 +16,8 @@ pytest.importorskip("panel")
 from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
-from explorer.figures import (
-    _BUFFER_LABELS,
-    _FONT_SHARE,
-    _LOGICAL_LABELS,
-    FRAME_RINGS,
-    Figures,
-    frame_rings,
-)
+from explorer.figures import FRAME_RINGS, Figures, frame_rings
+from explorer.labels import BUFFER_LABELS, FONT_SHARE, LOGICAL_LABELS
 
 
 def luminance(color: str) -> float:
@@ -114,9 +108,7 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
         ("logical", figures.labels_logical.data),
         ("buffer", figures.labels_buffer.data),
     ):
-        specs = {
-            spec[0]: spec for spec in (_LOGICAL_LABELS if fig == "logical" else _BUFFER_LABELS)
-        }
+        specs = {spec[0]: spec for spec in (LOGICAL_LABELS if fig == "logical" else BUFFER_LABELS)}
         for i, text in enumerate(data["text"]):
             if not text:
                 continue
@@ -124,8 +116,8 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
             if kind == "tile":
                 widest = max(len(t) for t in cols.tiles["text"]) * 0.62 * font
                 assert widest <= cell["logical-figure"] * shape[-1] + 1
-            elif kind in _FONT_SHARE:
-                assert font <= _FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
+            elif kind in FONT_SHARE:
+                assert font <= FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
                 assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] * scale
 
 

@@ -1,0 +1,157 @@
+"""The figures' text, as rows of one labels source per figure.
+
+Every text a figure draws (each cell's value, buffer position and read count,
+the tile headers of a rank > 2 grid, the offset marker and its name) is a row
+of that figure's labels source, drawn by one text glyph whose size, alignment,
+offsets and weight are per-row columns. Each kind of label has a fixed block
+of rows (:data:`LABEL_BLOCKS`), padded with rows that draw nothing, so the
+source keeps one length whatever the tensor: Bokeh's text glyph must never see
+its source get shorter. A kind too small for its cells, or a position label
+while a question waits, is a block of padding.
+
+:func:`label_blocks` works out the blocks (unpadded: the offline lesson page
+ships them so and pads them in the browser, as :func:`label_rows` does here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import columns as C
+
+#: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
+#: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
+#: cells and drop below that size (hover still tells), so they never overlap.
+LOGICAL_LABELS = (
+    ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
+    ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
+)
+BUFFER_LABELS = (
+    ("value_label", "x", "y", "center", "middle", 14, 2, False, 22),
+    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False, 34),
+    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True, 30),
+)
+#: A label's font is at most this share of its cell's size.
+FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
+#: Label kinds that would answer a question about positions: hidden while one waits.
+POSITION_LABELS = frozenset({"pos_label", "reads_label"})
+#: Up to this many tile headers (rank > 2); a shape with more has none (too small to read).
+TILE_LIMIT = 256
+#: Every text of a figure is a row of its one labels source, drawn by one text glyph.
+LABEL_KEYS = (
+    "x", "y", "text", "color", "size", "align", "baseline", "x_offset", "y_offset", "style", "kind",
+)  # fmt: skip
+#: The rows of each figure's labels source, always: each kind has its block, padded with
+#: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
+#: measures labels asynchronously and read past the new end: a RangeError).
+LABEL_BLOCKS = {
+    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile"],
+    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "offset_mark", "offset"],
+}
+
+
+def block_size(kind: str) -> int:
+    return {"tile": TILE_LIMIT, "offset_mark": 1, "offset": 1}.get(kind, C.LABEL_LIMIT)
+
+
+def _font(px: float) -> str:
+    return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
+
+
+def padded_block(kind: str, rows: dict | None) -> dict:
+    """One kind's rows padded to its block: ``rows`` has x, y, text, color and the kind's
+    constant style (size, align, baseline, x_offset, y_offset, style); None draws nothing."""
+    n = block_size(kind)
+    count = 0 if rows is None else min(len(rows["text"]), n)
+    pad = n - count
+    nan = np.full(pad, np.nan, dtype=np.float32)
+    out = {
+        "x": np.concatenate([np.asarray(rows["x"][:count] if count else [], np.float32), nan]),
+        "y": np.concatenate([np.asarray(rows["y"][:count] if count else [], np.float32), nan]),
+        "text": [*(rows["text"][:count] if count else []), *[""] * pad],
+        "color": [*(list(rows["color"][:count]) if count else []), *["#000000"] * pad],
+    }
+    for key, default in (("size", "0px"), ("align", "left"), ("baseline", "middle"),
+                         ("x_offset", 0.0), ("y_offset", 0.0), ("style", "normal")):  # fmt: skip
+        out[key] = [rows[key] if count else default] * n
+    out["kind"] = [kind] * n
+    return out
+
+
+def _join(blocks: list[dict]) -> dict:
+    data = {}
+    for key in LABEL_KEYS:
+        parts = [block[key] for block in blocks]
+        data[key] = np.concatenate(parts) if key in ("x", "y") else [v for p in parts for v in p]
+    for key in ("x_offset", "y_offset"):
+        data[key] = np.asarray(data[key], dtype=np.float32)
+    return data
+
+
+def label_blocks(
+    cols: C.Columns,
+    cells: dict[str, float],
+    scale: float,
+    offset_at: tuple[float, float] | None,
+    concealed: bool,
+) -> dict:
+    """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`padded_block`).
+
+    Every label is as large as its cell (``cells[figure]`` px) allows, up to its
+    size at ``scale``, or dropped; position labels are dropped while
+    ``concealed``. ``offset_at`` is where the offset marker goes (None: none).
+    """
+    out = {}
+    for fig, specs, data in (
+        ("logical", LOGICAL_LABELS, cols.logical_labels),
+        ("buffer", BUFFER_LABELS, cols.buffer_labels),
+    ):
+        cell = cells.get(fig, 0.0)
+        blocks = []
+        for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
+            shown = cols.labels and cell >= min_cell * scale and len(data[kind])
+            rows = None
+            if shown and not (concealed and kind in POSITION_LABELS):
+                rows = {
+                    "x": data[x], "y": data[y], "text": data[kind],
+                    "color": data["text_color"],
+                    "size": _font(min(px * scale, cell * FONT_SHARE[kind])),
+                    "align": align, "baseline": baseline, "x_offset": 0.0,
+                    "y_offset": float(y_offset), "style": "bold" if bold else "normal",
+                }  # fmt: skip
+            blocks.append([kind, rows])
+        blocks += _extra_labels(fig, cols, cell, scale, offset_at)
+        out[fig] = blocks
+    return out
+
+
+def label_rows(blocks: dict) -> dict:
+    """Each figure's labels source data: its blocks, each padded to its fixed size."""
+    return {fig: _join([padded_block(k, r) for k, r in b]) for fig, b in blocks.items()}
+
+
+def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_at) -> list:
+    # The logical grid's tile headers (rank > 2), which fit over their tile's width or
+    # drop (the hover names the index); the buffer's offset marker and its name.
+    if fig == "buffer":
+        if offset_at is None:
+            return [["offset_mark", None], ["offset", None]]
+        x, y = offset_at
+        common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
+                  "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
+        mark = {**common, "text": ["▲"], "color": [C.OFFSET], "size": _font(13 * scale)}
+        name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
+                "size": _font(10 * scale), "x_offset": 8.0 * scale}  # fmt: skip
+        return [["offset_mark", mark], ["offset", name]]
+    texts = cols.tiles["text"]
+    if not len(texts) or len(texts) > TILE_LIMIT:
+        return [["tile", None]]
+    room = cell * cols.grid.shape[-1]
+    font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)))
+    if font < 7:
+        return [["tile", None]]
+    return [["tile", {
+        "x": cols.tiles["x"], "y": cols.tiles["y"], "text": cols.tiles["text"],
+        "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
+        "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
+    }]]  # fmt: skip
