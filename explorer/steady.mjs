@@ -17,7 +17,20 @@ function steady(Bokeh) {
   const PlotView = Bokeh?.Models?.get?.("Plot")?.prototype?.default_view
   if (PlotView == null || PlotView.prototype.__candelaSteady) return
   const update = PlotView.prototype._update_layout
+  const invalidate = PlotView.prototype.invalidate_layout
   PlotView.prototype.__candelaSteady = true
+  // A new shape changes a figure's width, height and ranges in one message, which
+  // Bokeh applies one property at a time: each laid the page out and painted the plot
+  // again. Once the message is applied (a microtask later) is soon enough, and once.
+  PlotView.prototype.invalidate_layout = function () {
+    if (!this.model.tags?.includes?.(TAG)) return invalidate.call(this)
+    if (this.__candelaLayout) return
+    this.__candelaLayout = true
+    queueMicrotask(() => {
+      this.__candelaLayout = false
+      invalidate.call(this)
+    })
+  }
   PlotView.prototype._update_layout = function () {
     const needsPaint = this._needs_paint
     const invalidateAll = this._invalidate_all
