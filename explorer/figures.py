@@ -342,10 +342,10 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
-        tooltips = self._tooltips(concealed=False)
+        tips = self.tooltips(concealed=False)
         self.hover_tools = {
-            "logical": HoverTool(renderers=[self.logical_cells], tooltips=tooltips["logical"]),
-            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tooltips["buffer"]),
+            "logical": HoverTool(renderers=[self.logical_cells], tooltips=tips["logical"]),
+            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tips["buffer"]),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
         # by the model that called it, so its code is sent (and saved in a page) once.
@@ -461,8 +461,8 @@ class Figures:
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def _tooltips(concealed: bool) -> dict:
-        # While a question waits, hover names no buffer position or read count.
+    def tooltips(concealed: bool) -> dict:
+        """Each figure's hover text; while a question waits, no buffer position or reads."""
         logical = [("index", "@index"), ("value", "@value")]
         buffer = [("value", "@value")]
         if not concealed:
@@ -471,7 +471,7 @@ class Figures:
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
-        for name, tips in self._tooltips(self.concealed).items():
+        for name, tips in self.tooltips(self.concealed).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips

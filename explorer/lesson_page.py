@@ -401,8 +401,8 @@ class _Page:
             jump_source=f.jump_source,
             hover_logical=f.hover_tools["logical"],
             hover_buffer=f.hover_tools["buffer"],
-            # Hover names no position while a question waits (see Figures._tooltips).
-            tooltips={str(c).lower(): f._tooltips(c) for c in (False, True)},
+            # Hover names no position while a question waits (see Figures.tooltips).
+            tooltips={str(c).lower(): f.tooltips(c) for c in (False, True)},
             logical_figure=f.logical_figure,
             buffer_figure=f.buffer_figure,
             slider=f.frame_slider,

@@ -35,7 +35,7 @@ function steady(Bokeh) {
     const needsPaint = this._needs_paint
     const invalidateAll = this._invalidate_all
     update.call(this)
-    if (this.model.tags?.includes?.(TAG) && this._inner_bbox != null) {
+    if (this.model.tags?.includes?.(TAG)) {
       this._needs_paint = needsPaint
       this._invalidate_all = invalidateAll
     }

@@ -1,6 +1,7 @@
 """The explorer in Debian's Chromium: URL state, widgets, typed text, errors, play and hover.
 
-Each test waits on state (DOM text or Bokeh models found by name), never on time.
+Each test waits on state (DOM text or Bokeh models found by name), never on time, but
+for checking that no repaint comes (``settle``).
 """
 
 from __future__ import annotations
@@ -298,7 +299,8 @@ PAINTS_JS = """() => {
 
 
 def settle(page):
-    # Two animation frames after the page stops changing: every paint has happened.
+    # A paint that must not come has no state to wait for: give the page a moment to make
+    # one, then two animation frames, by when every paint asked for has happened.
     page.wait_for_timeout(300)
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 

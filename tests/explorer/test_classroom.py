@@ -25,18 +25,7 @@ from explorer.pipeline import format_pipeline, parse
 from explorer.state import evaluate, parse_shape
 from explorer.style import CSS, PRESENTER_CLASS, PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
 from explorer.url import query_for, read_query
-
-
-def luminance(color: str) -> float:
-    # WCAG 2 relative luminance of an sRGB colour.
-    rgb = [int(color.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def contrast(a: str, b: str) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
+from tests.explorer.test_look import contrast
 
 
 def shown(ex: Explorer) -> tuple[tuple[int, ...], str]:

@@ -183,6 +183,9 @@ def test_element_colours_are_distinct_and_from_viridis():
     from bokeh.palettes import Viridis256
 
     assert set(colors.tolist()) <= set(Viridis256)
+    # ... and they are what the grid draws, packed as RGBA for the browser.
+    drawn = C.columns_for(Tensor.arange((3, 4))).logical["color"]
+    assert drawn.dtype == np.uint32 and drawn.tolist() == [C.rgba(c) for c in colors]
 
 
 @pytest.mark.parametrize(
