@@ -99,6 +99,11 @@ def main() -> None:
     )
     parser.add_argument("--save", default=None, help="write the raw profile to this file")
     parser.add_argument("--query", default="", help="query string of the page, e.g. ?shape=64,64")
+    parser.add_argument(
+        "--ready",
+        action="store_true",
+        help="with N pages built ahead (explorer.pool): profile what a request still costs",
+    )
     args = parser.parse_args()
 
     import panel as pn
@@ -123,7 +128,10 @@ def main() -> None:
         title="Candela Explorer",
         **server_settings(),
     )
-    prepare_server(server)
+    if args.ready:
+        prepare_server(server, ready=args.n + 1)
+    else:
+        prepare_server(server)
     profile = cProfile.Profile()
     spans: dict = {}
 
@@ -133,6 +141,15 @@ def main() -> None:
             page = get(port, path)  # warm-up: imports, caches, first-use costs
             if args.pull:
                 pull(port, page)
+            if args.ready:  # wait until the pool has a page for every request timed
+                pools = [
+                    getattr(c, "_candela_pool", None)
+                    for c in server._tornado._applications.values()
+                ]
+                while any(p is not None and len(p.ready) < min(p.size, args.n) for p in pools):
+                    time.sleep(0.1)
+                for p in pools:  # and builds no more: only what a request costs is timed
+                    p.size = 0
             spans["cpu0"], spans["t0"] = time.process_time(), time.perf_counter()
             if not args.no_profile:
                 server.io_loop.add_callback(profile.enable)

@@ -361,7 +361,8 @@ def _served() -> bool:
     return pn.state.location is not None and doc is not None and doc.session_context is not None
 
 
-#: The explorer of each served page, so a failure in any callback is shown on its page.
+#: The explorer of each page :func:`app` built (served, or built ahead of its session),
+#: so a failure in any callback is shown on its page.
 _PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -382,16 +383,33 @@ def app() -> pn.viewable.Viewable:
     """A fresh page per session (for ``pn.serve`` and the command line); it owns the URL.
 
     Only the page's own explorer reads and writes the URL: explorers placed in a
-    layout of someone else's page (``pn.Row(a, b)``) leave it alone.
+    layout of someone else's page (``pn.Row(a, b)``) leave it alone. A page built
+    ahead of its request (:mod:`explorer.pool`) has no session yet: it opens its
+    URL once it has one (:func:`open_page`).
     """
     ex = Explorer()
-    if _served():
-        _PAGES[pn.state.curdoc] = ex
-        pn.config.exception_handler = report_failure
-        ex.open_url(location=pn.state.location)
+    doc = pn.state.curdoc
+    if doc is not None:
+        _PAGES[doc] = ex
+        if _served():
+            open_page(doc)
     return ex.__panel__()
 
 
+def open_page(doc) -> None:
+    """The served page ``doc`` (built by :func:`app`) reads its URL and keeps it in step.
+
+    Runs once the document has its session, with Panel's current document set.
+    """
+    ex = _PAGES.get(doc)
+    if ex is not None and ex.url is None:
+        pn.config.exception_handler = report_failure
+        ex.open_url(location=pn.state.location)
+
+
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
+    from explorer.serving import unparsed_location
+
+    unparsed_location()
     pn.extension()
     app().servable(title="Candela Explorer")

@@ -422,6 +422,23 @@ def unit_note(unit: str, step: L.Step | None = None) -> str:
     return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>'
 
 
+def catalogue_stamp() -> tuple:
+    """What the catalogue would read now: the lesson folder and each file's name, size and time.
+
+    Two equal stamps mean :func:`read_catalogue` reads the same lessons (a page
+    built ahead of its request is used only while its stamp is current).
+    """
+    stamp = [str(L.lessons_dir())]
+    for path in L.lesson_files():
+        try:
+            info = path.stat()
+        except OSError:
+            stamp.append((path.name, None))
+        else:
+            stamp.append((path.name, info.st_size, info.st_mtime_ns))
+    return tuple(stamp)
+
+
 def read_catalogue() -> tuple[list[L.Lesson], list[str]]:
     """Every lesson that loads, and a message for each file that does not."""
     lessons, problems = [], []

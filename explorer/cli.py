@@ -31,6 +31,9 @@ PROG = "candela-explorer"
 WILDCARDS = ("0.0.0.0", "::", "")
 #: The most worker processes ``--num-procs`` starts.
 MAX_PROCS = 64
+#: Pages built ahead: by default a few (a browser opened by the command, a pair of
+#: students); a class gives its size. Each costs about MB_PER_READY_PAGE of memory.
+DEFAULT_READY, MAX_READY, MB_PER_READY_PAGE = 4, 500, 3
 
 _HOST_NAME = re.compile(
     r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_-]{1,63})*\.?"
@@ -73,6 +76,14 @@ def _procs(text: str) -> int:
     if not re.fullmatch(r"[0-9]{1,3}", text.strip()) or int(text) > MAX_PROCS:
         raise argparse.ArgumentTypeError(
             f"{text[:20]!r} is not a number of processes from 0 (one per CPU) to {MAX_PROCS}"
+        )
+    return int(text)
+
+
+def _ready(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,4}", text.strip()) or int(text) > MAX_READY:
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r} is not a number of pages from 0 (build each on request) to {MAX_READY}"
         )
     return int(text)
 
@@ -148,6 +159,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="serve with N worker processes (default 1; 0 is one per CPU); stopping the "
         "command stops them all",
+    )
+    parser.add_argument(
+        "--ready",
+        metavar="N",
+        type=_ready,
+        default=DEFAULT_READY,
+        help=f"keep N pages built ahead, while the server is idle, for the next N students "
+        f"who open it at once (default {DEFAULT_READY}; for a class, its size; about "
+        f"{MB_PER_READY_PAGE} MB of memory a page, in each worker process; 0 builds each page "
+        "on request)",
     )
     parser.add_argument(
         "--no-browser", action="store_true", help="do not open a web browser, only print the URL"
@@ -430,7 +451,9 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
 
     from .serving import prepare_server
 
-    prepare_server(server)  # in each worker: only the bundles the page uses
+    # In each worker: only the bundles the page uses, and pages built ahead. Each worker
+    # keeps them all: a burst is not shared out evenly between the workers.
+    prepare_server(server, ready=args.ready)
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)

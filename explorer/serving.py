@@ -187,15 +187,26 @@ def lean_resources(resources):
     return resources.clone(components=[c for c in resources.components if c not in UNUSED_BUNDLES])
 
 
-def prepare_server(server) -> None:
+def prepare_server(server, ready: int = 0) -> None:
     """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages, no validation.
 
     Its pages then list only the bundles the explorer uses; every session of
-    every server in this process skips Bokeh's document validation.
+    every server in this process skips Bokeh's document validation and is
+    sent without working out default values (:func:`lean_serialization`); with
+    ``ready``, up to that many pages are built ahead of the requests that take
+    them (:mod:`explorer.pool`).
     """
     from bokeh.settings import settings
 
     settings.perform_document_validation.set_value(False)
+    lean_serialization()
+    unparsed_location()
+    if ready > 0:
+        from explorer.app import open_page
+        from explorer.classroom import catalogue_stamp
+        from explorer.pool import install
+
+        install(server, ready, arrive=open_page, stamp=catalogue_stamp)
     tornado_app = server._tornado  # Bokeh's Tornado application: no public handle
     if getattr(tornado_app, "_candela_lean", False):
         return
@@ -206,3 +217,97 @@ def prepare_server(server) -> None:
 
     tornado_app.resources = resources
     tornado_app._candela_lean = True
+
+
+def _query_properties_with_values(
+    self, query, *, include_defaults: bool = True, include_undefined: bool = False
+) -> dict[str, Any]:
+    """Bokeh 3.9's ``HasProps.query_properties_with_values``, without working out skipped values.
+
+    Bokeh's own asks every property for its value and only then drops those
+    left at their default (when ``include_defaults`` is false, as serializing
+    a model does); working out a default is most of the cost of sending a page
+    (about 60% of a session whose page was built ahead). This skips a property
+    before asking for its value when the answer would be dropped anyway: the
+    same result for every model whose required properties are set (which
+    Bokeh's validation demands); ``tests/explorer/test_serving.py`` holds it to
+    Bokeh's own on every model of a page.
+    """
+    from bokeh.core.property.descriptors import UnsetValueError
+    from bokeh.core.property.wrappers import PropertyValueContainer
+
+    if include_defaults:
+        return _BOKEH_QUERY(
+            self, query, include_defaults=include_defaults, include_undefined=include_undefined
+        )
+    themed_keys: set[str] = set()
+    result: dict[str, Any] = {}
+    keys = self.properties(_with_props=True)
+    selected = set(self._property_values) | set(self._unstable_default_values)
+    themed_values = self.themed_values()
+    if themed_values is not None:
+        themed_keys = set(themed_values)
+        selected |= themed_keys
+    for key in keys:
+        if key not in selected:
+            continue
+        descriptor = self.lookup(key)
+        if not query(descriptor):
+            continue
+        try:
+            value = descriptor.get_value(self)
+        except UnsetValueError:
+            if include_undefined:
+                from bokeh.core.property.singletons import Undefined
+
+                value = Undefined
+            else:
+                raise
+        else:
+            if key not in themed_keys:
+                if (
+                    isinstance(value, PropertyValueContainer)
+                    and key in self._unstable_default_values
+                ):
+                    continue
+        result[key] = value
+    return result
+
+
+_BOKEH_QUERY = None
+
+
+def lean_serialization(on: bool = True) -> None:
+    """Serialize models (a page's document, an edit's new models) without working out defaults.
+
+    In this process, for every document: see :func:`_query_properties_with_values`.
+    """
+    global _BOKEH_QUERY
+    from bokeh.core.has_props import HasProps
+
+    if _BOKEH_QUERY is None:
+        _BOKEH_QUERY = HasProps.query_properties_with_values
+    HasProps.query_properties_with_values = _query_properties_with_values if on else _BOKEH_QUERY
+
+
+def unparsed_location() -> None:
+    """Panel's ``Location`` parses its query only for objects synced to it (the explorer syncs none).
+
+    Panel's own parses the query on every change of the URL, whether anything
+    is synced or not, and turns each all-digit value into an ``int``: a query
+    value of more than 4,300 digits (Python's limit for converting text to
+    ``int``) raised, and the page answered HTTP 500. The explorer reads its
+    query itself (:mod:`explorer.url`), with its own limits.
+    """
+    from panel.io.location import Location
+
+    update = Location._update_synced
+    if getattr(update, "_candela", False):
+        return
+
+    def _update_synced(self, event=None) -> None:
+        if self._synced:
+            update(self, event)
+
+    _update_synced._candela = True
+    Location._update_synced = _update_synced

@@ -49,16 +49,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served_app(make=None) -> Iterator[str]:
+def served_app(make=None, ready: int | None = None) -> Iterator[str]:
     """The explorer (or the page ``make()`` builds) served in a thread on a free port.
 
-    Yields its base URL, then stops the server.
+    As the command line serves it: the explorer with ``ready`` pages built
+    ahead (:mod:`explorer.pool`; default 2), another page with none (it may
+    well show one object in every session). Yields its base URL, then stops
+    the server.
     """
     import panel as pn
 
     from explorer.app import app
     from explorer.serving import server_settings
 
+    ready = (2 if make is None else 0) if ready is None else ready
     make = make or app
 
     port = free_port()
@@ -71,7 +75,7 @@ def served_app(make=None) -> Iterator[str]:
         title="Candela Explorer",
         **server_settings(),  # served as the command line serves it
     )
-    prepare_threaded(server)
+    prepare_threaded(server, ready=ready)
     wait_for_port(port)
     try:
         yield f"http://127.0.0.1:{port}/"
@@ -79,7 +83,7 @@ def served_app(make=None) -> Iterator[str]:
         server.stop()
 
 
-def prepare_threaded(thread, timeout: float = 20.0) -> None:
+def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:
     """:func:`explorer.serving.prepare_server` for a server ``pn.serve(threaded=True)`` starts.
 
     The server is built in its thread; this waits until it exists, before any
@@ -96,7 +100,7 @@ def prepare_threaded(thread, timeout: float = 20.0) -> None:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the server thread did not start a server")
         time.sleep(0.02)
-    prepare_server(state._servers[thread.server_id][0])
+    prepare_server(state._servers[thread.server_id][0], ready=ready)
 
 
 def wait_for_port(port: int, timeout: float = 20.0) -> None:

@@ -521,11 +521,12 @@ def test_any_export_path_is_written_or_refused_with_exit_2(capsys, quick_pages, 
 
 
 ARG_PIECES = [
-    "--port", "--address", "--allow-origin", "--num-procs", "--shape", "--ops", "--no-browser",
+    "--port", "--address", "--allow-origin", "--num-procs", "--ready", "--shape", "--ops",
+    "--no-browser",
     "--bogus", "0", "5006", "65536", "-1", "127.0.0.1", "localhost", "0.0.0.0", "::1", "",
     "999.1.1.1", "\0", "*", "http://a.example:1", "javascript:x", "a" * 300, "9" * 5000, "²",
     "--", "--export=--", "--address=--", "--shape=--", "--ops=--", "--port=--", "--num-procs=--",
-    "--allow-origin=--",
+    "--allow-origin=--", "--ready=--",
 ]  # fmt: skip
 
 

@@ -172,6 +172,9 @@ def test_the_warning_names_who_can_reach_the_server_and_the_url_is_usable():
         ("--address", "a b", "not an IP address"),
         ("--port", "70000", "0 to 65535"),
         ("--num-procs", "-1", "number of processes"),
+        ("--ready", "-1", "number of pages"),
+        ("--ready", "501", "number of pages"),
+        ("--ready", "1e3", "number of pages"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(capsys, flag, value, words):

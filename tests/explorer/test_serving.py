@@ -174,6 +174,59 @@ def test_the_served_document_passes_bokehs_validation_the_server_skips():
     assert [w for w in issues.warning if w.name != "EMPTY_LAYOUT"] == []
 
 
+def _page_json(query: str) -> dict:
+    """The document a browser pulls for the page at ``query``, with ids by first appearance."""
+    import json
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from explorer.app import Explorer
+
+    doc = Document()
+    with set_curdoc(doc):
+        ex = Explorer()
+        ex.open_url(query)
+        ex.__panel__().server_doc(doc)
+    sent = doc.to_json()  # Bokeh's Serialized: the JSON, with binary buffers in place
+    text = json.dumps(sent.content, sort_keys=True, default=lambda b: b.to_bytes().hex())
+    ids: dict[str, str] = {}
+    for found in re.findall(r'"id": "([^"]+)"', text):
+        ids.setdefault(found, f"m{len(ids)}")
+    text = re.sub(
+        r'"(id": "|__ref:)([^"]+)"', lambda m: f'"{m.group(1)}{ids.get(m.group(2), "?")}"', text
+    )
+    # Panel names each of its objects after a process-wide counter ("Row00152").
+    return json.loads(re.sub(r'"name": "(\w+?)\d{5}"', r'"name": "\1#"', text))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "?shape=64,64",
+        "?shape=2,3,4&ops=.permute((2,0,1)).slice(s[:, ::-1])",
+        "?lesson=transpose&step=2&unit=float32&presenter=1",
+    ],
+)
+def test_lean_serialization_sends_the_document_bokeh_would(query):
+    # The server sends a page without working out values left at their defaults
+    # (serving.lean_serialization); a browser must receive the same document.
+    from explorer import serving
+
+    serving.lean_serialization(False)
+    try:
+        bokehs = _page_json(query)
+    finally:
+        serving.lean_serialization(True)
+    try:
+        lean = _page_json(query)
+    finally:
+        serving.lean_serialization(False)
+    assert len(bokehs["roots"]) >= 2
+    assert lean == bokehs
+
+
 def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
     import subprocess
 

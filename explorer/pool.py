@@ -1,0 +1,254 @@
+"""Pages built ahead: a student's request finds its page already built.
+
+Building one page costs the server about 0.6 s of CPU: the explorer, its
+Panel objects and their ~110 Bokeh models, almost all of it Panel's and
+Bokeh's fixed work per object. Thirty students opening the link at once would
+wait for thirty of those, one after another. So while the server has nothing
+else to do it builds up to ``size`` pages ahead, each into a Bokeh document of
+its own, exactly as a request with no query would have it built (the app runs
+through Panel's application, with no session yet). A request then takes one:
+
+1. the document gets the request's session, and Panel's session-created hooks
+   run, as for any new session;
+2. the page's location is set from the request (path, query) and ``arrive``
+   runs: the explorer reads its URL and, from then on, keeps it in step, as a
+   page built for the request does (:func:`explorer.app.open_page`);
+3. Bokeh makes it a session as usual.
+
+A request that finds no page ready builds one as before, so nothing depends on
+the pool. The pool fills again only once the server has been quiet for :data:`QUIET_S`
+(no page asked for, no edit handled), one page per turn of the event loop, so
+a build delays a burst or an edit by one page's build at most.
+
+A built page must be the page a request would build: the one input a page
+reads besides its URL is the lesson catalogue (a teacher may add a lesson file
+while the server runs), so each page keeps a stamp of the lesson files it was
+built with, and pages built with another set are thrown away unused.
+
+Bokeh has no public hook to give a session a document built beforehand: the
+pool takes the place of the application context's
+``create_session_if_needed`` (Bokeh 3.9's, whose steps it repeats, with the
+document from the pool instead of a new one).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["QUIET_S", "PagePool", "install"]
+
+log = logging.getLogger("candela-explorer")
+
+#: The pool builds only once no request has come for this long.
+QUIET_S = 0.5
+#: How long after the server starts the pool begins to build (the first page a
+#: browser asks for, opened by the command, is built for it meanwhile).
+START_S = 1.0
+
+
+class PagePool:
+    """Up to ``size`` documents with the app already built, for the next sessions.
+
+    ``context`` is Bokeh's ``ApplicationContext`` of the app; ``arrive(doc)``
+    runs once the document has its session (with Panel's current document set
+    to it); ``stamp()`` describes whatever else a page reads when it is built,
+    and a page whose stamp is no longer current is not used.
+    """
+
+    def __init__(
+        self,
+        context: Any,
+        size: int,
+        arrive: Callable[[Any], None],
+        stamp: Callable[[], object] = lambda: None,
+    ) -> None:
+        self.context = context
+        self.size = max(0, int(size))
+        self.arrive = arrive
+        self.stamp = stamp
+        self.ready: collections.deque = collections.deque()  # (document, stamp)
+        self.built = self.taken = self.discarded = 0
+        self._last_request = 0.0
+        self._scheduled = False
+        self._stopped = False
+        self._busy_watcher = None
+        self._original = context.create_session_if_needed
+        context.create_session_if_needed = self.create_session_if_needed
+
+    # ------------------------------------------------------------------ filling
+
+    def start(self, delay: float = START_S) -> None:
+        """Begin filling (on the server's event loop, the thread this is called in)."""
+        from panel.io.state import state
+
+        self._last_request = time.monotonic() + delay - QUIET_S
+        # Panel is busy while it handles a browser's event (an edit, a click): not quiet.
+        # (A weak reference: Panel's state outlives the server and its pool.)
+        me = weakref.ref(self)
+
+        def busy(event) -> None:
+            pool = me()
+            if pool is not None:
+                pool._last_request = time.monotonic()
+
+        self._busy_watcher = state.param.watch(busy, "busy")
+        self._schedule(delay)
+
+    def stop(self) -> None:
+        """Build no more, and let go of the pages built."""
+        from panel.io.state import state
+
+        self._stopped = True
+        self.ready.clear()
+        if self._busy_watcher is not None:
+            state.param.unwatch(self._busy_watcher)
+            self._busy_watcher = None
+
+    def _schedule(self, delay: float) -> None:
+        if self._scheduled or self._stopped or self.size == 0:
+            return
+        self._scheduled = True
+        self.context._loop.call_later(max(0.0, delay), self._fill_one)
+
+    def _fill_one(self) -> None:
+        self._scheduled = False
+        if self._stopped or len(self.ready) >= self.size:
+            return
+        wait = self._last_request + QUIET_S - time.monotonic()
+        if wait > 0 or self.context._pending_sessions:
+            self._schedule(max(wait, 0.05))  # requests are being served: later
+            return
+        try:
+            self.ready.append(self._build())
+            self.built += 1
+        except Exception as exc:  # a page that cannot be built is built per request instead
+            log.warning("could not build a page ahead: %s: %s", type(exc).__name__, exc)
+            self.size = len(self.ready)
+            return
+        self._schedule(0)  # the next one on another turn: requests in between go first
+
+    def _build(self) -> tuple[Any, object]:
+        from bokeh.document import Document
+
+        stamp = self.stamp()
+        doc = Document()
+        self.context.application.initialize_document(doc)
+        return doc, stamp
+
+    def _take(self) -> Any | None:
+        current = None
+        while self.ready:
+            doc, stamp = self.ready.popleft()
+            current = self.stamp() if current is None else current
+            if stamp == current:
+                self.taken += 1
+                return doc
+            self.discarded += 1
+        return None
+
+    # ------------------------------------------------------------------ sessions
+
+    async def create_session_if_needed(self, session_id, request=None, token=None):
+        """Bokeh's ``ApplicationContext.create_session_if_needed``, with a page built ahead."""
+        from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+        from bokeh.server.session import ServerSession
+        from bokeh.util.token import get_token_payload
+
+        ctx = self.context
+        self._last_request = time.monotonic()
+        known = session_id in ctx._sessions or session_id in ctx._pending_sessions
+        doc = None if known or not session_id else self._take()
+        if doc is None:
+            try:
+                return await self._original(session_id, request, token)
+            finally:
+                self._last_request = time.monotonic()
+                self._schedule(QUIET_S)
+
+        import tornado.gen
+
+        future = ctx._pending_sessions[session_id] = tornado.gen.Future()
+        try:
+            session_context = BokehSessionContext(
+                session_id, ctx.server_context, doc, logout_url=ctx._logout_url
+            )
+            if request is not None:
+                payload = get_token_payload(token) if token else {}
+                if (
+                    "cookies" in payload
+                    and "headers" in payload
+                    and "Cookie" not in payload["headers"]
+                ):
+                    payload["headers"]["Cookie"] = "; ".join(
+                        f"{k}={v}" for k, v in payload["cookies"].items()
+                    )
+                session_context._request = _RequestProxy(
+                    request,
+                    arguments=payload.get("arguments"),
+                    cookies=payload.get("cookies"),
+                    headers=payload.get("headers"),
+                )
+            session_context._token = token
+            doc._session_context = weakref.ref(session_context)
+            try:
+                await ctx.application.on_session_created(session_context)
+            except Exception as exc:
+                log.error("Failed to run session creation hooks %r", exc, exc_info=True)
+            try:
+                self._arrive(doc, session_context)
+            except Exception as exc:  # the page is built: it shows, without its URL applied
+                log.warning(
+                    "a page built ahead did not open its URL: %s: %s",
+                    type(exc).__name__,
+                    str(exc)[:300],
+                )
+            session = ServerSession(session_id, doc, io_loop=ctx._loop, token=token)
+            ctx._sessions[session_id] = session
+            session_context._set_session(session)
+            ctx._session_contexts[session_id] = session_context
+            future.set_result(session)
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        finally:
+            del ctx._pending_sessions[session_id]
+            self._last_request = time.monotonic()
+            self._schedule(QUIET_S)
+        return session
+
+    def _arrive(self, doc, session_context) -> None:
+        from panel.io.location import _get_location_params
+        from panel.io.state import edit_readonly, set_curdoc, state
+
+        app = self.context.application
+        if hasattr(app, "_set_session_prefix"):  # Panel's: the page's base URL
+            app._set_session_prefix(doc)
+        request = session_context.request
+        with set_curdoc(doc):
+            location = state._locations.get(doc)
+            if location is not None and request is not None and request._request is not None:
+                params = _get_location_params(request.protocol, request.host, request.uri)
+                with edit_readonly(location):
+                    location.param.update(params)
+            self.arrive(doc)
+
+
+def install(server: Any, size: int, arrive: Callable[[Any], None], stamp=lambda: None) -> list:
+    """A :class:`PagePool` of ``size`` for each app ``server`` (Panel's ``pn.serve``) serves.
+
+    The pools build on the server's event loop, whichever thread calls this;
+    returns the pools.
+    """
+    pools = []
+    for context in server._tornado._applications.values():  # no public handle
+        pool = getattr(context, "_candela_pool", None)
+        if pool is None:
+            pool = context._candela_pool = PagePool(context, size, arrive, stamp)
+            context._loop.add_callback(pool.start)  # thread-safe: the server may run in another
+        pools.append(pool)
+    return pools

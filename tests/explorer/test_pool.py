@@ -1,0 +1,141 @@
+"""Pages built ahead (``explorer.pool``): a request that takes one gets the page it would have built.
+
+Served in-process (as the command line serves it), asked for over plain HTTP;
+each page's explorer is read from its session's document on the server.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from contextlib import contextmanager
+from urllib.parse import quote, urlsplit
+
+from explorer.testing import served_app
+
+#: The URLs compared: ordinary, a lesson, units, presenter, and the hostile ones
+#: the issue named (each must draw with a message, built ahead or not).
+QUERIES = [
+    "",
+    "?shape=5,6&ops=.transpose()",
+    "?shape=64,64",
+    "?shape=2,3,4&ops=.permute((2,0,1)).slice(s[:, ::-1])&unit=float32",
+    "?lesson=transpose&step=2",
+    "?lesson=transpose&step=3&presenter=1",
+    "?lesson=transpose&step=--2",
+    "?ops=.view(" + "-" * 500 + "12)",
+    "?ops=.broadcast(" + "(1,)" * 63 + "(3,4))",
+    "?shape=0,1,1,1,1,1,1,9999999999999999999",
+    "?shape=" + "9" * 5000,
+    "?shape=²",
+    "?shape=3,4&ops=.bogus()",
+]
+
+
+def get(url: str, query: str) -> int:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("GET", "/" + quote(query, safe="?=&,()[]:."))
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+@contextmanager
+def server(ready: int):
+    """The app served with ``ready`` pages built ahead; yields (url, context, pool)."""
+    from panel.io.state import state
+
+    with served_app(ready=ready) as url:
+        (context,) = [
+            ctx
+            for srv, *_ in list(state._servers.values())
+            if f":{srv.port}/" in url
+            for ctx in srv._tornado._applications.values()
+        ]
+        yield url, context, getattr(context, "_candela_pool", None)
+
+
+def wait_for(predicate, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the pool did not get there")
+        time.sleep(0.05)
+
+
+def page_state(context, before: set) -> dict:
+    """What the page of the one session made since ``before`` shows, as plain data."""
+    from explorer.app import _PAGES
+
+    (session,) = [s for sid, s in context._sessions.items() if sid not in before]
+    ex = _PAGES[session.document]
+    figures = ex.figures
+    return {
+        "params": {
+            k: repr(v)
+            for k, v in ex.param.values().items()
+            if k in ("shape", "ops", "unit", "lesson", "step", "presenter", "concealed")
+        },
+        "error": ex.error,
+        "url": ex.url.location.search if ex.url else None,
+        "fields": ex.fields_pane.object,
+        "summary": ex.summary_pane.object,
+        "boxes": [ex.editor.shape_input.value, ex.editor.ops_input.value],
+        "lesson text": [getattr(p, "object", None) for p in ex.classroom.step_parts],
+        "frames": json.dumps(
+            {k: list(map(str, v)) for k, v in figures.frames_source.data.items()}, sort_keys=True
+        ),
+    }
+
+
+def visit(url, context, query: str) -> dict:
+    before = set(context._sessions)
+    assert get(url, query) == 200
+    return page_state(context, before)
+
+
+def test_a_page_built_ahead_shows_what_a_page_built_on_request_shows():
+    with server(ready=0) as (cold_url, cold_ctx, none):
+        assert none is None
+        cold = [visit(cold_url, cold_ctx, q) for q in QUERIES]
+    with server(ready=len(QUERIES)) as (url, context, pool):
+        wait_for(lambda: len(pool.ready) == len(QUERIES))
+        warm = [visit(url, context, q) for q in QUERIES]
+        assert pool.taken == len(QUERIES)  # every page here was one built ahead
+    for query, a, b in zip(QUERIES, cold, warm):
+        assert b == a, query
+    # The hostile ones drew with a message naming what was wrong, the good ones without.
+    errors = dict(zip(QUERIES, (s["error"] for s in warm)))
+    assert errors[""] is None and errors["?shape=5,6&ops=.transpose()"] is None
+    assert "9999999999999999999" in errors["?shape=0,1,1,1,1,1,1,9999999999999999999"]
+    assert "bogus" in errors["?shape=3,4&ops=.bogus()"]
+
+
+def test_the_pool_fills_again_once_requests_stop():
+    with server(ready=3) as (url, context, pool):
+        wait_for(lambda: len(pool.ready) == 3)
+        for _ in range(5):  # two more than are ready: those are built on request
+            assert get(url, "?shape=4,4") == 200
+        assert pool.taken == 3 and len(pool.ready) == 0
+        wait_for(lambda: len(pool.ready) == 3)
+        assert pool.built == 6
+
+
+def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monkeypatch):
+    from tests.explorer.test_hostile_lessons_browser import good_lesson
+
+    (tmp_path / "01-good.json").write_text(json.dumps(good_lesson()), encoding="utf-8")
+    monkeypatch.setenv("CANDELA_LESSONS", str(tmp_path))
+    with server(ready=2) as (url, context, pool):
+        wait_for(lambda: len(pool.ready) == 2)
+        second = good_lesson() | {"id": "second", "title": "A second lesson"}
+        (tmp_path / "02-second.json").write_text(json.dumps(second), encoding="utf-8")
+        shown = visit(url, context, "?lesson=second")
+        assert pool.discarded == 2 and pool.taken == 0  # both were built without it
+        assert shown["params"]["lesson"] == repr("second")
+        assert shown["error"] is None
