@@ -17,8 +17,9 @@ through Panel's application, with no session yet). A request then takes one:
 
 A request that finds no page ready builds one as before, so nothing depends on
 the pool. The pool fills again only once the server has been quiet for :data:`QUIET_S`
-(no page asked for, no edit handled), one page per turn of the event loop, so
-a build delays a burst or an edit by one page's build at most.
+(no page asked for, no WebSocket message: no page pulling its document, no
+edit), one page per turn of the event loop, so a build delays a burst or an
+edit by one page's build at most.
 
 A built page must be the page a request would build: the one input a page
 reads besides its URL is the lesson catalogue (a teacher may add a lesson file
@@ -76,7 +77,6 @@ class PagePool:
         self._last_request = 0.0
         self._scheduled = False
         self._stopped = False
-        self._busy_watcher = None
         self._original = context.create_session_if_needed
         context.create_session_if_needed = self.create_session_if_needed
 
@@ -84,30 +84,14 @@ class PagePool:
 
     def start(self, delay: float = START_S) -> None:
         """Begin filling (on the server's event loop, the thread this is called in)."""
-        from panel.io.state import state
-
+        _watch_websocket()
         self._last_request = time.monotonic() + delay - QUIET_S
-        # Panel is busy while it handles a browser's event (an edit, a click): not quiet.
-        # (A weak reference: Panel's state outlives the server and its pool.)
-        me = weakref.ref(self)
-
-        def busy(event) -> None:
-            pool = me()
-            if pool is not None:
-                pool._last_request = time.monotonic()
-
-        self._busy_watcher = state.param.watch(busy, "busy")
         self._schedule(delay)
 
     def stop(self) -> None:
         """Build no more, and let go of the pages built."""
-        from panel.io.state import state
-
         self._stopped = True
         self.ready.clear()
-        if self._busy_watcher is not None:
-            state.param.unwatch(self._busy_watcher)
-            self._busy_watcher = None
 
     def _schedule(self, delay: float) -> None:
         if self._scheduled or self._stopped or self.size == 0:
@@ -119,7 +103,7 @@ class PagePool:
         self._scheduled = False
         if self._stopped or len(self.ready) >= self.size:
             return
-        wait = self._last_request + QUIET_S - time.monotonic()
+        wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - time.monotonic()
         if wait > 0 or self.context._pending_sessions:
             self._schedule(max(wait, 0.05))  # requests are being served: later
             return
@@ -236,6 +220,27 @@ class PagePool:
                 with edit_readonly(location):
                     location.param.update(params)
             self.arrive(doc)
+
+
+#: When this process last had a message over a WebSocket (a page pulling its
+#: document, an edit, a click), any server's, any session's.
+_LAST_MESSAGE = [0.0]
+
+
+def _watch_websocket() -> None:
+    """Note the time of every WebSocket message the server gets (Bokeh has no hook for it)."""
+    from bokeh.server.views.ws import WSHandler
+
+    if getattr(WSHandler.on_message, "_candela", False):
+        return
+    original = WSHandler.on_message
+
+    async def on_message(self, fragment) -> None:
+        _LAST_MESSAGE[0] = time.monotonic()
+        return await original(self, fragment)
+
+    on_message._candela = True
+    WSHandler.on_message = on_message
 
 
 def install(server: Any, size: int, arrive: Callable[[Any], None], stamp=lambda: None) -> list:

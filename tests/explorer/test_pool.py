@@ -139,3 +139,47 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
         assert pool.discarded == 2 and pool.taken == 0  # both were built without it
         assert shown["params"]["lesson"] == repr("second")
         assert shown["error"] is None
+
+
+def test_the_pool_builds_nothing_while_a_page_talks_to_the_server():
+    # A page pulling its document or sending edits is the server at work: a build
+    # then would delay it. Here one page asks for its document every 0.1 s.
+    import asyncio
+    import re
+
+    from tornado.websocket import websocket_connect
+
+    with server(ready=2) as (url, context, pool):
+        wait_for(lambda: len(pool.ready) == 2)
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        conn.request("GET", "/")
+        page = conn.getresponse().read()
+        conn.close()
+        token = re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
+        assert get(url, "") == 200  # the second page built ahead is taken too
+        assert len(pool.ready) == 0
+        built = pool.built
+
+        async def talk(seconds: float) -> None:
+            ws = await websocket_connect(
+                f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
+            )
+            await ws.read_message()  # ACK
+            end = time.monotonic() + seconds
+            n = 0
+            while time.monotonic() < end:
+                n += 1
+                header = json.dumps({"msgid": str(n), "msgtype": "PULL-DOC-REQ"})
+                for part in (header, "{}", "{}"):
+                    await ws.write_message(part)
+                while True:  # the reply: header, metadata, content, and its buffers
+                    reply = await ws.read_message()
+                    if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
+                        break
+                await asyncio.sleep(0.1)
+            ws.close()
+
+        asyncio.run(talk(3.0))
+        assert pool.built == built  # nothing was built while the page talked
+        wait_for(lambda: len(pool.ready) == 2)  # and once it stopped, the pool filled
