@@ -362,8 +362,16 @@ def _served() -> bool:
 
 
 #: The explorer of each page :func:`app` built (served, or built ahead of its session),
-#: so a failure in any callback is shown on its page.
+#: so a failure in any callback is shown on its page. Weak both ways: an explorer
+#: reaches its document (through its models), and a strong value would keep every
+#: closed session's page alive.
 _PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def page_of(doc) -> Explorer | None:
+    """The explorer :func:`app` built into ``doc``, if any (and still alive)."""
+    ref = _PAGES.get(doc) if doc is not None else None
+    return ref() if ref is not None else None
 
 
 def report_failure(exc: BaseException) -> None:
@@ -374,7 +382,7 @@ def report_failure(exc: BaseException) -> None:
     """
     text = f"{type(exc).__name__}: {str(exc)[:300]}"
     log.warning("callback failed: %s", text)
-    ex = _PAGES.get(pn.state.curdoc) if pn.state.curdoc is not None else None
+    ex = page_of(pn.state.curdoc)
     if ex is not None:
         ex.show_error(f"that did not work ({text}); the last good state stays")
 
@@ -390,7 +398,7 @@ def app() -> pn.viewable.Viewable:
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
-        _PAGES[doc] = ex
+        _PAGES[doc] = weakref.ref(ex)
         if _served():
             open_page(doc)
     return ex.__panel__()
@@ -401,7 +409,7 @@ def open_page(doc) -> None:
 
     Runs once the document has its session, with Panel's current document set.
     """
-    ex = _PAGES.get(doc)
+    ex = page_of(doc)
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)

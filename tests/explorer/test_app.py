@@ -8,6 +8,7 @@ the fields' HTML, the Bokeh model names).
 from __future__ import annotations
 
 import re
+import weakref
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -315,7 +316,7 @@ def test_a_failing_callback_becomes_one_log_line_and_a_message_on_its_page(caplo
     doc = Document()
     with set_curdoc(doc):
         ex = Explorer()
-        A._PAGES[doc] = ex
+        A._PAGES[doc] = weakref.ref(ex)
         with caplog.at_level("WARNING", logger="candela-explorer"):
             A.report_failure(RecursionError("maximum recursion depth exceeded " + "x" * 5000))
     (record,) = caplog.records

@@ -12,6 +12,8 @@ import time
 from contextlib import contextmanager
 from urllib.parse import quote, urlsplit
 
+import pytest
+
 from explorer.testing import served_app
 
 #: The URLs compared: ordinary, a lesson, units, presenter, and the hostile ones
@@ -70,10 +72,10 @@ def wait_for(predicate, timeout: float = 30.0) -> None:
 
 def page_state(context, before: set) -> dict:
     """What the page of the one session made since ``before`` shows, as plain data."""
-    from explorer.app import _PAGES
+    from explorer.app import page_of
 
     (session,) = [s for sid, s in context._sessions.items() if sid not in before]
-    ex = _PAGES[session.document]
+    ex = page_of(session.document)
     figures = ex.figures
     return {
         "params": {
@@ -183,3 +185,50 @@ def test_the_pool_builds_nothing_while_a_page_talks_to_the_server():
         asyncio.run(talk(3.0))
         assert pool.built == built  # nothing was built while the page talked
         wait_for(lambda: len(pool.ready) == 2)  # and once it stopped, the pool filled
+
+
+@pytest.mark.parametrize("ready", [0, 3])
+def test_a_closed_sessions_page_is_let_go(ready):
+    # 200 students a day must not leave 200 pages in memory: once Bokeh discards a
+    # session (its browser gone), nothing of the explorer may keep its page alive.
+    import gc
+    import threading
+
+    from bokeh.document import Document
+
+    from explorer.app import Explorer
+
+    def alive() -> tuple[int, int]:
+        gc.collect()
+        objects = gc.get_objects()
+        return (
+            sum(isinstance(o, Document) for o in objects),
+            sum(isinstance(o, Explorer) for o in objects),
+        )
+
+    with server(ready=ready) as (url, context, pool):
+
+        def discard_all() -> None:
+            done = threading.Event()
+
+            async def go() -> None:
+                for session in list(context._sessions.values()):
+                    await context._discard_session(session, lambda s: True)
+                done.set()
+
+            context._loop.add_callback(go)
+            assert done.wait(30)
+
+        def settled() -> tuple[int, int]:
+            if pool is not None:
+                wait_for(lambda: len(pool.ready) == ready)
+            return alive()
+
+        assert get(url, "") == 200
+        discard_all()
+        before = settled()
+        for _ in range(8):
+            assert get(url, "?shape=4,4") == 200
+        assert alive()[1] >= before[1] + 8 - ready  # the pages are alive while open
+        discard_all()
+        assert settled() == before
