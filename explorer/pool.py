@@ -243,17 +243,24 @@ def _watch_websocket() -> None:
     WSHandler.on_message = on_message
 
 
-def install(server: Any, size: int, arrive: Callable[[Any], None], stamp=lambda: None) -> list:
-    """A :class:`PagePool` of ``size`` for each app ``server`` (Panel's ``pn.serve``) serves.
+def install(
+    server: Any,
+    size: int,
+    arrive: Callable[[Any], None],
+    stamp: Callable[[], object] = lambda: None,
+    path: str = "/",
+) -> PagePool | None:
+    """A :class:`PagePool` of ``size`` for the app ``server`` (Panel's ``pn.serve``) serves at ``path``.
 
-    The pools build on the server's event loop, whichever thread calls this;
-    returns the pools.
+    Only that app: a server may serve others beside it (the benchmarks serve a
+    minimal app for comparison, which must be served as Panel serves it). The
+    pool builds on the server's event loop, whichever thread calls this.
     """
-    pools = []
-    for context in server._tornado._applications.values():  # no public handle
-        pool = getattr(context, "_candela_pool", None)
-        if pool is None:
-            pool = context._candela_pool = PagePool(context, size, arrive, stamp)
-            context._loop.add_callback(pool.start)  # thread-safe: the server may run in another
-        pools.append(pool)
-    return pools
+    context = server._tornado._applications.get(path)  # no public handle
+    if context is None:
+        return None
+    pool = getattr(context, "_candela_pool", None)
+    if pool is None:
+        pool = context._candela_pool = PagePool(context, size, arrive, stamp)
+        context._loop.add_callback(pool.start)  # thread-safe: the server may run in another
+    return pool

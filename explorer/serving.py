@@ -194,7 +194,7 @@ def prepare_server(server, ready: int = 0) -> None:
     every server in this process skips Bokeh's document validation and is
     sent without working out default values (:func:`lean_serialization`); with
     ``ready``, up to that many pages are built ahead of the requests that take
-    them (:mod:`explorer.pool`).
+    them, for the app at ``/`` (:mod:`explorer.pool`).
     """
     from bokeh.settings import settings
 

@@ -143,13 +143,19 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
         assert shown["error"] is None
 
 
-def test_the_pool_builds_nothing_while_a_page_talks_to_the_server():
+def test_the_pool_builds_nothing_while_a_page_talks_to_the_server(monkeypatch):
     # A page pulling its document or sending edits is the server at work: a build
     # then would delay it. Here one page asks for its document every 0.1 s.
     import asyncio
     import re
 
     from tornado.websocket import websocket_connect
+
+    from explorer import pool as P
+
+    # Quiet means 2 s without a message here (0.5 s when served): room for a loaded
+    # machine to open the WebSocket after the last page was taken.
+    monkeypatch.setattr(P, "QUIET_S", 2.0)
 
     with server(ready=2) as (url, context, pool):
         wait_for(lambda: len(pool.ready) == 2)
