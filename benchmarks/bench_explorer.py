@@ -27,7 +27,10 @@ printed beside them. Run:
    decompressed); the five largest responses.
 5. Edits at 4,096 cells: Enter in the pipeline box to the frame after the last
    paint, for a walk-only change (``.transpose()`` and back: the shape stays
-   64x64) and a shape change (``.view((16, 256))`` and back), medians.
+   64x64) and a shape change (``.view((16, 256))`` and back), medians. A figure
+   whose pixels the edit does not change need not paint (the buffer of a
+   ``.view`` is the same buffer): the clock stops at the frame after the last
+   paint of whichever figures painted, once none has painted for ``QUIET_MS``.
 6. Repaints for edits that change no figure's layout (another op in the op
    chooser; another unit): paints per figure, split into full paints (the
    cells' canvas layer) and overlay-only paints (the cursor layer).
@@ -123,7 +126,8 @@ INPUT_HOOK = """
 })();
 """
 
-# True once some paint came after `since`, none for QUIET_MS, and the frame after it ran.
+# True once some paint came after `since`, none for QUIET_MS, and the frame after it ran,
+# and every figure in `names` painted (a load paints both; an edit, those it changed).
 SETTLED = """([since, quiet, names]) => {
   const r = window.__paints;
   if (!r || r.last <= since || performance.now() - r.last < quiet || r.frame < r.last) return false;
@@ -373,7 +377,7 @@ def edit_times(page, edits: list[str], input_css: str) -> tuple[list[float], lis
         box.press("Enter")
         page.wait_for_function(f"() => window.__input.t.length > {n}")
         t0 = page.evaluate(f"() => window.__input.t[{n}]")
-        page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, list(FIGURES)], polling=50)
+        page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, []], polling=50)
         rec = page.evaluate(
             """(t0) => {
                 const r = window.__paints;

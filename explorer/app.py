@@ -146,6 +146,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._show_error()
         self._render_text()
         self._apply_view_state()
+        self._built = True
 
     # ------------------------------------------------------------------ public
 
@@ -250,6 +251,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             self._apply_view_state()  # presenter, concealment and a redraw of every view
 
     # ------------------------------------------------------------------ drawing
+
+    def _batch(self):
+        # Every change an edit makes (boxes, step list, figures, fields, URL, download
+        # name) held and sent as one message: without it Panel sent each widget's change
+        # as a message of its own (six for a pipeline edit), and the browser laid the page
+        # out for each before the figures' data came last.
+        return pn.io.hold() if self._built else super()._batch()
+
+    _built = False
 
     def _play(self) -> None:
         self.keys.play_count += 1

@@ -193,7 +193,8 @@ class Editor:
         options = {f"{i}. {format_step(s)}": i for i, s in enumerate(steps, 1)}
         if not options:
             options = {"(no steps yet)": 0}
-        self.step_select.options = options
+        if self.step_select.options != options:  # a new unit keeps the steps: no message
+            self.step_select.options = options
         last = max(options.values())
         if self.step_select.value != last:
             self.step_select.value = last

@@ -488,9 +488,11 @@ class Figures:
             p = int(cols.frames["pos"][0])
             cells["logical"]["cursor"] = [(cols.logical["x"][0], cols.logical["y"][0], 0, p)]
             cells["buffer"]["cursor"] = [(cols.buffer["x"][p], cols.buffer["y"][p], 0, p)]
+        # Only what changed: the browser draws frame 0 itself when new frames arrive
+        # (traverse.mjs), so these rows matter for a page before its script runs.
         for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
-            source.data = mark_rows(cells[fig], tags["rings"][fig])
-        self.jump_source.data = {k: [] for k in self.jump_source.data}
+            _set_data(source, mark_rows(cells[fig], tags["rings"][fig]))
+        _set_data(self.jump_source, {k: [] for k in self.jump_source.data})
         self.odometer.text = odometer_start(cols)
         where = _plain_text(self.odometer.text)
         for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):

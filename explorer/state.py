@@ -9,6 +9,7 @@ nothing here knows about Panel, so the app keeps the last good ``Result``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import reprlib
@@ -382,8 +383,20 @@ class ExplorerState(param.Parameterized):
 
     # ------------------------------------------------------------------ evaluation
 
+    def _batch(self):
+        """The context one change of the inputs and everything it redraws is made in.
+
+        Here nothing; a page (:class:`explorer.app.Explorer`) holds its document's
+        events in it, so an edit reaches the browser as one message.
+        """
+        return contextlib.nullcontext()
+
     @param.depends("shape", "ops", "start", watch=True)
     def _evaluate(self) -> None:
+        with self._batch():
+            self._evaluate_now()
+
+    def _evaluate_now(self) -> None:
         if self.start is not None and not _same_shape(self.shape, tuple(self.start.shape)):
             with param.discard_events(self):  # a new start tensor brings its own shape
                 self.shape = tuple(self.start.shape)

@@ -31,6 +31,20 @@ function steady(Bokeh) {
       invalidate.call(this)
     })
   }
+  // After a layout Bokeh paints a plot whose size changed at once, in the middle of
+  // the message that changed it: its new columns are still on their way into the
+  // glyphs (a chain of promises), which then ask for a second paint. Asked for the next
+  // frame instead, the layout's paint and theirs are one.
+  const afterLayout = PlotView.prototype._after_layout
+  PlotView.prototype._after_layout = function () {
+    if (!this.model.tags?.includes?.(TAG)) return afterLayout.call(this)
+    this.paint = () => this.schedule_paint()
+    try {
+      afterLayout.call(this)
+    } finally {
+      delete this.paint // the prototype's again
+    }
+  }
   PlotView.prototype._update_layout = function () {
     const needsPaint = this._needs_paint
     const invalidateAll = this._invalidate_all

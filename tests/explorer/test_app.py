@@ -206,6 +206,46 @@ def test_models_are_named_for_tests_and_scripts_to_find():
         assert root.select_one({"name": name}) is not None, name
 
 
+def _edit_events(ex: Explorer, doc: Document, ops: str) -> dict:
+    """What the browser is sent for one edit: {model name: changed columns (None: all), or
+    the set of changed properties}."""
+    events = []
+    doc.on_change(events.append)
+    ex.ops = ops
+    doc.remove_on_change(events.append)
+    sent: dict = {}
+    for e in events:
+        name = getattr(e.model, "name", None) or type(e.model).__name__
+        if type(e).__name__ == "ColumnDataChangedEvent":
+            sent[name] = None if e.cols is None else set(e.cols)
+        else:
+            sent.setdefault(name, set()).add(e.attr)
+    return sent
+
+
+def test_a_walk_only_edit_sends_no_column_that_did_not_change():
+    # 64x64 walked another way: the cells stay where they are, so only the walk's own
+    # columns travel (an unchanged column re-sent costs the browser a whole redraw of
+    # its glyph: the labels' 770 padded rows were once re-sent on every edit).
+    ex = Explorer(shape=(64, 64))
+    doc = Document()
+    doc.add_root(ex.__panel__().get_root(doc))
+    for ops in (".transpose()", "", ".transpose()", ""):
+        sent = _edit_events(ex, doc, ops)
+        assert sent["logical-source"] == {"pos", "value"}
+        assert sent["buffer-source"] == {"first_reader", "color"}
+        assert "frames-source" in sent  # always: new frames restart the walk
+        for name in ("labels-logical-source", "labels-buffer-source", "marks-logical-source",
+                     "marks-buffer-source", "jump-source", "logical-figure", "buffer-figure"):  # fmt: skip
+            assert name not in sent, name
+    # A shape edit moves the logical cells, and leaves the buffer figure alone.
+    sent = _edit_events(ex, doc, ".view((16, 256))")
+    assert sent["logical-source"] == {"x", "y", "index"}
+    assert {"width", "height"} <= sent["logical-figure"]
+    for name in ("buffer-source", "labels-buffer-source", "marks-buffer-source", "buffer-figure"):
+        assert name not in sent, name
+
+
 def test_traversal_script_ships_inside_the_package():
     from explorer.figures import TRAVERSE_JS
 

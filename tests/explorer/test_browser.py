@@ -128,6 +128,52 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
     ]
 
 
+# Every Bokeh message the page receives: its type, and for a PATCH-DOC its events as
+# [kind, model name, attribute, changed columns].
+MESSAGES_JS = """(() => {
+  const got = window.__messages = [];
+  const WS = window.WebSocket;
+  window.WebSocket = class extends WS {
+    constructor(...a) {
+      super(...a);
+      let header = null;
+      this.addEventListener("message", (e) => {
+        if (typeof e.data !== "string") return;
+        const json = JSON.parse(e.data);
+        if (json.msgtype != null) { header = json; got.push({type: json.msgtype, events: []}); return }
+        if (header?.msgtype === "PATCH-DOC" && json.events != null) {
+          const name = (ref) => Bokeh.documents[0]?.get_model_by_id(ref?.id)?.name ?? ref?.id;
+          got.at(-1).events = json.events.map((ev) => [ev.kind, name(ev.model), ev.attr, ev.cols ?? null]);
+          header = null;
+        }
+      });
+    }
+  };
+})()"""
+
+
+def test_an_edit_reaches_the_page_as_one_message_of_changed_columns(page, open_explorer):
+    # One PATCH-DOC for the whole edit (boxes, step list, fields, URL, figures): Panel sent
+    # each widget's change on its own before, and the page laid itself out for each.
+    page.add_init_script(MESSAGES_JS)
+    page = open_explorer("?shape=32,32")
+    settle(page)
+    ops = page.locator(".candela-ops-input input")
+    for text, stride in ((".transpose()", "(1, 32)"), ("", "(32, 1)")):
+        page.evaluate("() => { window.__messages.length = 0 }")
+        ops.fill(text)
+        ops.press("Enter")
+        expect(page.locator(".candela-stride")).to_have_text(stride)
+        settle(page)
+        patches = [m for m in page.evaluate("() => window.__messages") if m["type"] == "PATCH-DOC"]
+        assert len(patches) == 1, patches
+        columns = {name: cols for kind, name, _, cols in patches[0]["events"]
+                   if kind == "ColumnDataChanged"}  # fmt: skip
+        assert sorted(columns["logical-source"]) == ["pos", "value"]
+        assert sorted(columns["buffer-source"]) == ["color", "first_reader"]
+        assert set(columns) == {"logical-source", "buffer-source", "frames-source"}
+
+
 def test_play_advances_the_highlighted_cells_together(open_explorer):
     page = open_explorer("?shape=3,4&ops=.transpose()")
     page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 0"))

@@ -171,6 +171,15 @@ def test_changed_columns_are_exactly_the_ones_that_differ():
     assert C.changed_columns(same.logical, shorter) is shorter
 
 
+def test_changed_columns_count_nan_padding_as_unchanged():
+    # The labels sources pad with NaN positions: the same padding is no change.
+    pad = np.array([1.5, np.nan, np.nan], dtype=np.float32)
+    old = {"x": pad, "text": ["a", "", ""]}
+    assert C.changed_columns(old, {"x": pad.copy(), "text": ["a", "", ""]}) == {}
+    moved = np.array([2.5, np.nan, np.nan], dtype=np.float32)
+    assert set(C.changed_columns(old, {"x": moved, "text": ["a", "", ""]})) == {"x"}
+
+
 def test_frames_carry_previous_position_for_the_jump():
     cols = C.columns_for(Tensor.arange((3, 4)).transpose())
     pos, prev = cols.frames["pos"], cols.frames["prev"]
