@@ -45,7 +45,7 @@ __all__ = ["QUIET_S", "PagePool", "install"]
 
 log = logging.getLogger("candela-explorer")
 
-#: The pool builds only once no request has come for this long.
+#: The pool builds only once no page was asked for and no WebSocket message came for this long.
 QUIET_S = 0.5
 #: How long after the server starts the pool begins to build (the first page a
 #: browser asks for, opened by the command, is built for it meanwhile).
@@ -91,7 +91,8 @@ class PagePool:
     def stop(self) -> None:
         """Build no more, and let go of the pages built."""
         self._stopped = True
-        self.ready.clear()
+        while self.ready:
+            _dispose(self.ready.popleft()[0])
 
     def _schedule(self, delay: float) -> None:
         if self._scheduled or self._stopped or self.size == 0:
@@ -133,6 +134,7 @@ class PagePool:
                 self.taken += 1
                 return doc
             self.discarded += 1
+            _dispose(doc)
         return None
 
     # ------------------------------------------------------------------ sessions
@@ -220,6 +222,24 @@ class PagePool:
                 with edit_readonly(location):
                     location.param.update(params)
             self.arrive(doc)
+
+
+def _dispose(doc) -> None:
+    """Let go of a page built ahead that no session will take, as Panel lets go of a closed one.
+
+    Its session-destroyed callbacks (Panel's: forget its views and its location)
+    run with a stand-in for the session it never had, then the document is destroyed.
+    """
+    import types
+
+    stand_in = types.SimpleNamespace(id=f"unused-page-{id(doc)}", _document=doc)
+    try:
+        for callback in list(doc.session_destroyed_callbacks):
+            callback(stand_in)
+        doc.session_destroyed_callbacks = set()
+        doc.destroy(None)
+    except Exception as exc:  # never fatal: at worst the page stays in memory
+        log.warning("could not let go of a page built ahead: %s: %s", type(exc).__name__, exc)
 
 
 #: When this process last had a message over a WebSocket (a page pulling its

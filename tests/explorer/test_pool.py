@@ -6,9 +6,11 @@ each page's explorer is read from its session's document on the server.
 
 from __future__ import annotations
 
+import gc
 import http.client
 import json
 import time
+import weakref
 from contextlib import contextmanager
 from urllib.parse import quote, urlsplit
 
@@ -135,12 +137,15 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
     monkeypatch.setenv("CANDELA_LESSONS", str(tmp_path))
     with server(ready=2) as (url, context, pool):
         wait_for(lambda: len(pool.ready) == 2)
+        built = [weakref.ref(doc) for doc, _ in pool.ready]
         second = good_lesson() | {"id": "second", "title": "A second lesson"}
         (tmp_path / "02-second.json").write_text(json.dumps(second), encoding="utf-8")
         shown = visit(url, context, "?lesson=second")
         assert pool.discarded == 2 and pool.taken == 0  # both were built without it
         assert shown["params"]["lesson"] == repr("second")
         assert shown["error"] is None
+        gc.collect()
+        assert [ref() for ref in built] == [None, None]  # and are let go
 
 
 def test_the_pool_builds_nothing_while_a_page_talks_to_the_server(monkeypatch):
