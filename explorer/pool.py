@@ -18,8 +18,10 @@ through Panel's application, with no session yet). A request then takes one:
 A request that finds no page ready builds one as before, so nothing depends on
 the pool. The pool fills again only once the server has been quiet for :data:`QUIET_S`
 (no page asked for, no WebSocket message: no page pulling its document, no
-edit), one page per turn of the event loop, so a build delays a burst or an
-edit by one page's build at most.
+edit) and every page served has been opened (its browser, after loading the
+scripts for about a second, has asked for its document; or :data:`OPENING_S`
+passed), one page per turn of the event loop, so a build delays a burst, a
+page opening or an edit by one page's build at most.
 
 A built page must be the page a request would build: the one input a page
 reads besides its URL is the lesson catalogue (a teacher may add a lesson file
@@ -47,6 +49,9 @@ log = logging.getLogger("candela-explorer")
 
 #: The pool builds only once no page was asked for and no WebSocket message came for this long.
 QUIET_S = 0.5
+#: A page served but not yet opened (its browser still loading the scripts, about a
+#: second, before it asks for its document) holds the pool back for up to this long.
+OPENING_S = 10.0
 #: How long after the server starts the pool begins to build (the first page a
 #: browser asks for, opened by the command, is built for it meanwhile).
 START_S = 1.0
@@ -104,9 +109,16 @@ class PagePool:
         self._scheduled = False
         if self._stopped or len(self.ready) >= self.size:
             return
-        wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - time.monotonic()
-        if wait > 0 or self.context._pending_sessions:
-            self._schedule(max(wait, 0.05))  # requests are being served: later
+        now = time.monotonic()
+        wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - now
+        ctx, opening = self.context, False
+        for session_id, served in list(_OPENING.items()):
+            if now - served > OPENING_S:  # a client that never opened its page
+                _OPENING.pop(session_id, None)
+            elif session_id in ctx._sessions or session_id in ctx._pending_sessions:
+                opening = True  # (a session gone meanwhile, or another server's, is not)
+        if wait > 0 or ctx._pending_sessions or opening:
+            self._schedule(max(wait, 0.1))  # pages are being served or opened: later
             return
         try:
             self.ready.append(self._build())
@@ -148,6 +160,8 @@ class PagePool:
         ctx = self.context
         self._last_request = time.monotonic()
         known = session_id in ctx._sessions or session_id in ctx._pending_sessions
+        if not known and session_id:
+            _OPENING[session_id] = self._last_request  # until its page talks to the server
         doc = None if known or not session_id else self._take()
         if doc is None:
             try:
@@ -245,6 +259,9 @@ def _dispose(doc) -> None:
 #: When this process last had a message over a WebSocket (a page pulling its
 #: document, an edit, a click), any server's, any session's.
 _LAST_MESSAGE = [0.0]
+#: Sessions whose page was served and has not yet talked over its WebSocket: session
+#: id -> when it was served.
+_OPENING: dict[str, float] = {}
 
 
 def _watch_websocket() -> None:
@@ -257,6 +274,9 @@ def _watch_websocket() -> None:
 
     async def on_message(self, fragment) -> None:
         _LAST_MESSAGE[0] = time.monotonic()
+        connection = getattr(self, "connection", None)
+        if _OPENING and connection is not None:
+            _OPENING.pop(connection.session.id, None)  # the page is open: it asks for its document
         return await original(self, fragment)
 
     on_message._candela = True

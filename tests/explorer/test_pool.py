@@ -121,7 +121,12 @@ def test_a_page_built_ahead_shows_what_a_page_built_on_request_shows():
     assert "bogus" in errors["?shape=3,4&ops=.bogus()"]
 
 
-def test_the_pool_fills_again_once_requests_stop():
+def test_the_pool_fills_again_once_requests_stop(monkeypatch):
+    from explorer import pool as P
+
+    # These pages are never opened (no browser asks for their documents): the pool
+    # waits this long for them (10 s when served).
+    monkeypatch.setattr(P, "OPENING_S", 1.0)
     with server(ready=3) as (url, context, pool):
         wait_for(lambda: len(pool.ready) == 3)
         for _ in range(5):  # two more than are ready: those are built on request
@@ -253,3 +258,46 @@ def test_a_closed_sessions_page_is_let_go(ready):
         assert alive()[1] >= before[1] + 8 - ready  # the pages are alive while open
         discard_all()
         assert settled() == before
+
+
+def test_the_pool_waits_while_a_page_served_is_still_opening(monkeypatch):
+    # Between its page and asking for its document a browser loads the scripts, about
+    # a second with nothing sent: a build then would hold the document back.
+    from explorer import pool as P
+
+    with server(ready=1) as (url, context, pool):
+        wait_for(lambda: len(pool.ready) == 1)
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        conn.request("GET", "/")
+        page = conn.getresponse().read()
+        conn.close()
+        assert pool.taken == 1 and len(pool.ready) == 0
+        time.sleep(3 * P.QUIET_S + 0.5)  # quiet, but the page has not been opened
+        assert pool.built == 1
+
+        import asyncio
+        import re
+
+        from tornado.websocket import websocket_connect
+
+        token = re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
+
+        async def open_page() -> None:  # as the browser does: ask for the document
+            ws = await websocket_connect(
+                f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
+            )
+            await ws.read_message()  # ACK
+            header = json.dumps({"msgid": "1", "msgtype": "PULL-DOC-REQ"})
+            for part in (header, "{}", "{}"):
+                await ws.write_message(part)
+            while True:
+                reply = await ws.read_message()
+                if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
+                    break
+            ws.close()
+
+        thread = threading.Thread(target=lambda: asyncio.run(open_page()))
+        thread.start()
+        thread.join(60)
+        wait_for(lambda: len(pool.ready) == 1, timeout=P.OPENING_S - 2)  # not by time
