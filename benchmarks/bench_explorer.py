@@ -567,10 +567,14 @@ def report_browser(b: dict, server: dict) -> None:
             f"{GOALS['first_paint_ratio']}x: {goal(fa / fm <= GOALS['first_paint_ratio'])}; "
             f"pages taken from the pool: {b.get('pool')}"
         )
-    print("load timeline, ms after navigation start (medians): explorer | minimal")
+    print(
+        "load timeline, ms after navigation start (medians): explorer | minimal"
+        + (" | built ahead" if ahead else "")
+    )
     for key in ex[-1]["timeline"]:
         a, m = med([r["timeline"][key] for r in ex]), med([r["timeline"][key] for r in mi])
-        print(f"  {key:40} {a:7.0f} | {m:7.0f}")
+        w = f" | {med([r['timeline'][key] for r in ahead]):7.0f}" if ahead else ""
+        print(f"  {key:40} {a:7.0f} | {m:7.0f}{w}")
 
     print("\n== Bokeh models per session")
     me, mm = sum(ex[-1]["models"].values()), sum(mi[-1]["models"].values())
