@@ -81,7 +81,6 @@ class PagePool:
         self.built = self.taken = self.discarded = 0
         self._last_request = 0.0
         self._scheduled = False
-        self._stopped = False
         self._original = context.create_session_if_needed
         context.create_session_if_needed = self.create_session_if_needed
 
@@ -93,21 +92,15 @@ class PagePool:
         self._last_request = time.monotonic() + delay - QUIET_S
         self._schedule(delay)
 
-    def stop(self) -> None:
-        """Build no more, and let go of the pages built."""
-        self._stopped = True
-        while self.ready:
-            _dispose(self.ready.popleft()[0])
-
     def _schedule(self, delay: float) -> None:
-        if self._scheduled or self._stopped or self.size == 0:
+        if self._scheduled or self.size == 0:
             return
         self._scheduled = True
         self.context._loop.call_later(max(0.0, delay), self._fill_one)
 
     def _fill_one(self) -> None:
         self._scheduled = False
-        if self._stopped or len(self.ready) >= self.size:
+        if len(self.ready) >= self.size:
             return
         now = time.monotonic()
         wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - now
@@ -153,25 +146,30 @@ class PagePool:
 
     async def create_session_if_needed(self, session_id, request=None, token=None):
         """Bokeh's ``ApplicationContext.create_session_if_needed``, with a page built ahead."""
-        from bokeh.server.contexts import BokehSessionContext, _RequestProxy
-        from bokeh.server.session import ServerSession
-        from bokeh.util.token import get_token_payload
 
         ctx = self.context
         self._last_request = time.monotonic()
         known = session_id in ctx._sessions or session_id in ctx._pending_sessions
         if not known and session_id:
             _OPENING[session_id] = self._last_request  # until its page talks to the server
-        doc = None if known or not session_id else self._take()
-        if doc is None:
-            try:
+        try:
+            doc = None if known or not session_id else self._take()
+            if doc is None:
                 return await self._original(session_id, request, token)
-            finally:
-                self._last_request = time.monotonic()
-                self._schedule(QUIET_S)
+            return await self._open(doc, session_id, request, token)
+        finally:
+            self._last_request = time.monotonic()
+            self._schedule(QUIET_S)
 
+    async def _open(self, doc, session_id, request, token):
+        """Bokeh 3.9's steps for a new session, with the built ``doc`` (and :meth:`_arrive`)
+        in place of a new document and running the app."""
         import tornado.gen
+        from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+        from bokeh.server.session import ServerSession
+        from bokeh.util.token import get_token_payload
 
+        ctx = self.context
         future = ctx._pending_sessions[session_id] = tornado.gen.Future()
         try:
             session_context = BokehSessionContext(
@@ -212,14 +210,12 @@ class PagePool:
             session_context._set_session(session)
             ctx._session_contexts[session_id] = session_context
             future.set_result(session)
+            return session
         except BaseException as exc:
             future.set_exception(exc)
             raise
         finally:
             del ctx._pending_sessions[session_id]
-            self._last_request = time.monotonic()
-            self._schedule(QUIET_S)
-        return session
 
     def _arrive(self, doc, session_context) -> None:
         from panel.io.location import _get_location_params

@@ -6,9 +6,11 @@ each page's explorer is read from its session's document on the server.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import http.client
 import json
+import re
 import threading
 import time
 import weakref
@@ -48,6 +50,58 @@ def get(url: str, query: str) -> int:
         return response.status
     finally:
         conn.close()
+
+
+def open_session(url: str) -> str:
+    """GET the page, as a browser does first; its session's token."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("GET", "/")
+        page = conn.getresponse().read()
+    finally:
+        conn.close()
+    return re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
+
+
+def pull_documents(url: str, token: str, seconds: float = 0.0) -> None:
+    """Open the session's WebSocket and ask for its document, as its page does; again every
+    0.1 s until ``seconds`` have passed. In a thread of its own: a browser test before may
+    have left an event loop running in this one."""
+    from tornado.websocket import websocket_connect
+
+    parts = urlsplit(url)
+
+    async def talk() -> None:
+        ws = await websocket_connect(
+            f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
+        )
+        await ws.read_message()  # ACK
+        end, n = time.monotonic() + seconds, 0
+        while n == 0 or time.monotonic() < end:
+            n += 1
+            header = json.dumps({"msgid": str(n), "msgtype": "PULL-DOC-REQ"})
+            for part in (header, "{}", "{}"):
+                await ws.write_message(part)
+            while True:  # the reply: header, metadata, content, and its buffers
+                reply = await ws.read_message()
+                if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
+                    break
+            await asyncio.sleep(0.1)
+        ws.close()
+
+    failed: list = []
+
+    def run() -> None:
+        try:
+            asyncio.run(talk())
+        except Exception as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(seconds + 60)
+    assert not thread.is_alive() and failed == []
 
 
 @contextmanager
@@ -157,61 +211,22 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
 def test_the_pool_builds_nothing_while_a_page_talks_to_the_server(monkeypatch):
     # A page pulling its document or sending edits is the server at work: a build
     # then would delay it. Here one page asks for its document every 0.1 s.
-    import asyncio
-    import re
-
-    from tornado.websocket import websocket_connect
-
     from explorer import pool as P
 
     # Quiet means 2 s without a message here (0.5 s when served): room for a loaded
-    # machine to open the WebSocket after the last page was taken.
+    # machine to open the WebSocket after the last page was taken. And a page not yet
+    # opened holds the pool back for 0.5 s only (10 s when served), so what holds it
+    # back while the page talks is its talking.
     monkeypatch.setattr(P, "QUIET_S", 2.0)
+    monkeypatch.setattr(P, "OPENING_S", 0.5)
 
     with server(ready=2) as (url, context, pool):
         wait_for(lambda: len(pool.ready) == 2)
-        parts = urlsplit(url)
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-        conn.request("GET", "/")
-        page = conn.getresponse().read()
-        conn.close()
-        token = re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
+        token = open_session(url)
         assert get(url, "") == 200  # the second page built ahead is taken too
         assert len(pool.ready) == 0
         built = pool.built
-
-        async def talk(seconds: float) -> None:
-            ws = await websocket_connect(
-                f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
-            )
-            await ws.read_message()  # ACK
-            end = time.monotonic() + seconds
-            n = 0
-            while time.monotonic() < end:
-                n += 1
-                header = json.dumps({"msgid": str(n), "msgtype": "PULL-DOC-REQ"})
-                for part in (header, "{}", "{}"):
-                    await ws.write_message(part)
-                while True:  # the reply: header, metadata, content, and its buffers
-                    reply = await ws.read_message()
-                    if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
-                        break
-                await asyncio.sleep(0.1)
-            ws.close()
-
-        # In a thread of its own: a browser test before may have left an event loop here.
-        failed: list = []
-
-        def run() -> None:
-            try:
-                asyncio.run(talk(3.0))
-            except Exception as exc:
-                failed.append(exc)
-
-        thread = threading.Thread(target=run)
-        thread.start()
-        thread.join(60)
-        assert not thread.is_alive() and failed == []
+        pull_documents(url, token, seconds=3.0)
         assert pool.built == built  # nothing was built while the page talked
         wait_for(lambda: len(pool.ready) == 2)  # and once it stopped, the pool filled
 
@@ -260,44 +275,16 @@ def test_a_closed_sessions_page_is_let_go(ready):
         assert settled() == before
 
 
-def test_the_pool_waits_while_a_page_served_is_still_opening(monkeypatch):
+def test_the_pool_waits_while_a_page_served_is_still_opening():
     # Between its page and asking for its document a browser loads the scripts, about
     # a second with nothing sent: a build then would hold the document back.
     from explorer import pool as P
 
     with server(ready=1) as (url, context, pool):
         wait_for(lambda: len(pool.ready) == 1)
-        parts = urlsplit(url)
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-        conn.request("GET", "/")
-        page = conn.getresponse().read()
-        conn.close()
+        token = open_session(url)
         assert pool.taken == 1 and len(pool.ready) == 0
         time.sleep(3 * P.QUIET_S + 0.5)  # quiet, but the page has not been opened
         assert pool.built == 1
-
-        import asyncio
-        import re
-
-        from tornado.websocket import websocket_connect
-
-        token = re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
-
-        async def open_page() -> None:  # as the browser does: ask for the document
-            ws = await websocket_connect(
-                f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
-            )
-            await ws.read_message()  # ACK
-            header = json.dumps({"msgid": "1", "msgtype": "PULL-DOC-REQ"})
-            for part in (header, "{}", "{}"):
-                await ws.write_message(part)
-            while True:
-                reply = await ws.read_message()
-                if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
-                    break
-            ws.close()
-
-        thread = threading.Thread(target=lambda: asyncio.run(open_page()))
-        thread.start()
-        thread.join(60)
+        pull_documents(url, token)  # as the browser does: ask for the document
         wait_for(lambda: len(pool.ready) == 1, timeout=P.OPENING_S - 2)  # not by time
