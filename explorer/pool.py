@@ -52,6 +52,10 @@ QUIET_S = 0.5
 #: A page served but not yet opened (its browser still loading the scripts, about a
 #: second, before it asks for its document) holds the pool back for up to this long.
 OPENING_S = 10.0
+#: A page whose document was sent and that has sent nothing since (its browser
+#: building the views and fetching their stylesheets) holds the pool back for up to
+#: this long.
+DRAWING_S = 4.0
 #: How long after the server starts the pool begins to build (the first page a
 #: browser asks for, opened by the command, is built for it meanwhile).
 START_S = 1.0
@@ -105,8 +109,8 @@ class PagePool:
         now = time.monotonic()
         wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - now
         ctx, opening = self.context, False
-        for session_id, served in list(_OPENING.items()):
-            if now - served > OPENING_S:  # a client that never opened its page
+        for session_id, (since, pulled) in list(_OPENING.items()):
+            if now - since > (DRAWING_S if pulled else OPENING_S):  # a client gone quiet
                 _OPENING.pop(session_id, None)
             elif session_id in ctx._sessions or session_id in ctx._pending_sessions:
                 opening = True  # (a session gone meanwhile, or another server's, is not)
@@ -151,7 +155,7 @@ class PagePool:
         self._last_request = time.monotonic()
         known = session_id in ctx._sessions or session_id in ctx._pending_sessions
         if not known and session_id:
-            _OPENING[session_id] = self._last_request  # until its page talks to the server
+            _OPENING[session_id] = (self._last_request, False)  # until its page is drawn
         try:
             doc = None if known or not session_id else self._take()
             if doc is None:
@@ -255,28 +259,37 @@ def _dispose(doc) -> None:
 #: When this process last had a message over a WebSocket (a page pulling its
 #: document, an edit, a click), any server's, any session's.
 _LAST_MESSAGE = [0.0]
-#: Sessions whose page was served and has not yet talked over its WebSocket: session
-#: id -> when it was served.
-_OPENING: dict[str, float] = {}
+#: Sessions whose page was served and not yet drawn: session id -> (when it was
+#: served or its document sent, whether its document was sent).
+_OPENING: dict[str, tuple[float, bool]] = {}
 
 
 def _watch_websocket() -> None:
-    """Note the time of every WebSocket message the server gets (Bokeh has no hook for it)."""
+    """Note the time of every WebSocket message the server gets, and which pages are drawn
+    (Bokeh has no hook for either)."""
     from bokeh.server.views.ws import WSHandler
 
     if getattr(WSHandler.on_message, "_candela", False):
         return
-    original = WSHandler.on_message
+    on_fragment, handle = WSHandler.on_message, WSHandler._handle
 
     async def on_message(self, fragment) -> None:
         _LAST_MESSAGE[0] = time.monotonic()
+        return await on_fragment(self, fragment)
+
+    async def _handle(self, message):
         connection = getattr(self, "connection", None)
         if _OPENING and connection is not None:
-            _OPENING.pop(connection.session.id, None)  # the page is open: it asks for its document
-        return await original(self, fragment)
+            session_id = connection.session.id
+            if getattr(message, "msgtype", None) == "PULL-DOC-REQ":  # the views are next
+                if session_id in _OPENING:
+                    _OPENING[session_id] = (time.monotonic(), True)
+            else:  # the page is drawn: this is its first change
+                _OPENING.pop(session_id, None)
+        return await handle(self, message)
 
     on_message._candela = True
-    WSHandler.on_message = on_message
+    WSHandler.on_message, WSHandler._handle = on_message, _handle
 
 
 def install(

@@ -64,10 +64,11 @@ def open_session(url: str) -> str:
     return re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
 
 
-def pull_documents(url: str, token: str, seconds: float = 0.0) -> None:
+def pull_documents(url: str, token: str, seconds: float = 0.0, drawn: bool = False) -> None:
     """Open the session's WebSocket and ask for its document, as its page does; again every
-    0.1 s until ``seconds`` have passed. In a thread of its own: a browser test before may
-    have left an event loop running in this one."""
+    0.1 s until ``seconds`` have passed; then, if ``drawn``, send what a page sends once
+    its views are drawn (here: ask for the server's info). In a thread of its own: a
+    browser test before may have left an event loop running in this one."""
     from tornado.websocket import websocket_connect
 
     parts = urlsplit(url)
@@ -88,6 +89,14 @@ def pull_documents(url: str, token: str, seconds: float = 0.0) -> None:
                 if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
                     break
             await asyncio.sleep(0.1)
+        if drawn:
+            header = json.dumps({"msgid": "drawn", "msgtype": "SERVER-INFO-REQ"})
+            for part in (header, "{}", "{}"):
+                await ws.write_message(part)
+            while True:
+                reply = await ws.read_message()
+                if isinstance(reply, str) and '"SERVER-INFO-REPLY"' in reply:
+                    break
         ws.close()
 
     failed: list = []
@@ -277,7 +286,10 @@ def test_a_closed_sessions_page_is_let_go(ready):
 
 def test_the_pool_waits_while_a_page_served_is_still_opening():
     # Between its page and asking for its document a browser loads the scripts, about
-    # a second with nothing sent: a build then would hold the document back.
+    # a second with nothing sent: a build then would hold the document back. Between
+    # the document and its first change it builds the views and asks for their
+    # stylesheets, another second with nothing sent: a build then would hold the
+    # stylesheets back, and Panel's text stays hidden until they come.
     from explorer import pool as P
 
     with server(ready=1) as (url, context, pool):
@@ -287,4 +299,7 @@ def test_the_pool_waits_while_a_page_served_is_still_opening():
         time.sleep(3 * P.QUIET_S + 0.5)  # quiet, but the page has not been opened
         assert pool.built == 1
         pull_documents(url, token)  # as the browser does: ask for the document
-        wait_for(lambda: len(pool.ready) == 1, timeout=P.OPENING_S - 2)  # not by time
+        time.sleep(3 * P.QUIET_S + 0.5)  # quiet, but the page is not yet drawn
+        assert pool.built == 1
+        pull_documents(url, token, drawn=True)  # drawn: its first change
+        wait_for(lambda: len(pool.ready) == 1, timeout=P.DRAWING_S - 1)  # not by time
