@@ -38,21 +38,20 @@ import argparse
 import asyncio
 import contextlib
 import http.client
-import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from explorer.testing import BokehClient
 
 HOST = "127.0.0.1"
 #: Bokeh's defaults: an unused session is kept 15 s and looked for every 17 s.
@@ -243,95 +242,6 @@ def burst_open(port: int, n: int) -> dict:
 # ---------------------------------------------------------------------- 2. edits
 
 
-class BokehClient:
-    """One session over Bokeh's WebSocket protocol: enough to pull the page and edit it."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    async def open(self, path: str = "/?shape=64,64") -> None:
-        from tornado.httpclient import HTTPRequest
-        from tornado.websocket import websocket_connect
-
-        status, body = await asyncio.to_thread(get, self.port, path)
-        if status != 200:
-            raise RuntimeError(f"GET / answered {status}")
-        token = re.search(rb'"token":\s*"([^"]+)"', body).group(1).decode()
-        # Tornado's 20 s default is shorter than the server's queue of sessions being
-        # built when 10 open at once on a loaded machine.
-        url = HTTPRequest(f"ws://{HOST}:{self.port}/ws", connect_timeout=120, request_timeout=120)
-        self.ws = await websocket_connect(
-            url, subprotocols=["bokeh", token], max_message_size=1 << 28
-        )
-        await self.read()  # ACK
-        await self.send("PULL-DOC-REQ", {})
-        _, content = await self.read()
-        self.ops_id = _find_id(content, "candela-ops-input")
-        # As a browser does once the page is drawn: Panel runs its onload callbacks and
-        # from then on sends changes made in callbacks (e.g. column data) at once.
-        ready = {"type": "event", "name": "document_ready", "values": {"type": "map"}}
-        event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": ready}
-        await self.send("PATCH-DOC", {"events": [event]})
-        await self.drain()
-
-    async def drain(self, quiet: float = 0.3) -> None:
-        """Read whatever the server sends until it is quiet for ``quiet`` seconds."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            while True:
-                await asyncio.wait_for(self.read(), quiet)
-
-    async def send(self, msgtype: str, content: dict) -> None:
-        header = {"msgid": uuid.uuid4().hex, "msgtype": msgtype}
-        for part in (header, {}, content):
-            await self.ws.write_message(json.dumps(part))
-
-    async def read(self) -> tuple[dict, dict]:
-        """One whole message (header, metadata, content, then its buffers)."""
-        header = json.loads(await self._frame())
-        await self._frame()
-        content = json.loads(await self._frame())
-        for _ in range(2 * header.get("num_buffers", 0)):
-            await self._frame()
-        return header, content
-
-    async def _frame(self):
-        frame = await self.ws.read_message()
-        if frame is None:
-            raise ConnectionError("the server closed the WebSocket")
-        return frame
-
-    async def edit(self, ops: str) -> float:
-        """Set the pipeline box; ms until the answer with new column data is in."""
-        await self.drain(0.1)  # what is left of the last edit's answer
-        event = {"kind": "ModelChanged", "model": {"id": self.ops_id}, "attr": "value", "new": ops}
-        t0 = time.perf_counter()
-        await self.send("PATCH-DOC", {"events": [event]})
-        while True:
-            header, content = await asyncio.wait_for(self.read(), 60)
-            kinds = {e.get("kind") for e in content.get("events", [])}
-            attrs = {e.get("attr") for e in content.get("events", [])}
-            if header["msgtype"] == "PATCH-DOC" and (
-                "ColumnDataChanged" in kinds or "ColumnsStreamed" in kinds or "data" in attrs
-            ):
-                return (time.perf_counter() - t0) * 1000
-
-    async def close(self) -> None:
-        self.ws.close()
-
-
-def _find_id(doc, css_class: str) -> str:
-    stack = [doc]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            if css_class in (x.get("attributes", {}).get("css_classes") or []):
-                return x["id"]
-            stack += x.values()
-        elif isinstance(x, list):
-            stack += x
-    raise LookupError(f"no model with css class {css_class!r} in the document")
-
-
 async def _browser_edit(page, ops: str) -> float:
     from bench_explorer import FIGURES, QUIET_MS, SETTLED
 
@@ -418,10 +328,14 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=None, help="concurrent users (default 30)")
     parser.add_argument("--pages", type=int, default=2, help="of them, Chromium pages (max 4)")
     parser.add_argument("--soak", type=int, default=None, help="sessions in the soak (200)")
+    parser.add_argument("--bursts", type=int, default=None, help="bursts per variant (2; 0: none)")
+    parser.add_argument(
+        "--edit-procs", type=int, default=1, help="server processes for the edits and soak (1)"
+    )
     args = parser.parse_args()
     users = args.users or (5 if args.quick else 30)
     soak_n = args.soak if args.soak is not None else (0 if args.quick else 200)
-    bursts = 1 if args.quick else 2
+    bursts = args.bursts if args.bursts is not None else (1 if args.quick else 2)
     rounds = 2 if args.quick else 6
     pages = max(0, min(args.pages, 4))
 
@@ -475,6 +389,8 @@ def main() -> None:
             finally:
                 server.stop()
     for name, runs in found.items():
+        if not runs:
+            continue
         all_s = [r["all_s"] for r in runs]
         lat = [x for r in runs for x in r["latencies"]]
         errors = sum(r["errors"] for r in runs)
@@ -504,19 +420,21 @@ def main() -> None:
             + ", ".join(f"{a:.0f} / {b:.0f} MB" for a, b in rss)
             + f"; {med([(b - a) * 1024 / users for a, b in rss]):.0f} KB per session"
         )
-    names = list(found)
-    one = med([r["all_s"] for r in found[names[0]]])
-    print(f"seconds per session ({names[0]}, last served / {users}): {one / users:.2f}")
+    names = [name for name, runs in found.items() if runs]
+    if names:
+        one = med([r["all_s"] for r in found[names[0]]])
+        print(f"seconds per session ({names[0]}, last served / {users}): {one / users:.2f}")
     for name in names[1:]:
         print(f"ratio {name} / {names[0]}: {med([r['all_s'] for r in found[name]]) / one:.2f}x")
 
     # 2. and 3. on one server.
-    server = Server(extra=expiry)
+    edit_procs = args.edit_procs if multi and args.edit_procs > 1 else None
+    server = Server(procs=edit_procs, extra=expiry)
     try:
         burst(server.port, 2)
         print(
             f"\n== concurrent edits at 64x64 ({rounds} rounds; a round = every session "
-            "types .transpose() or clears it at once)"
+            f"types .transpose() or clears it at once); {edit_procs or 1} server process(es)"
         )
         solo = asyncio.run(edits(server.port, 1, 0, rounds))
         many = asyncio.run(edits(server.port, users, pages, rounds))

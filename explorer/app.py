@@ -426,8 +426,9 @@ def open_page(doc) -> None:
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
-    from explorer.serving import unparsed_location
+    from explorer.serving import immediate_changes, unparsed_location
 
     unparsed_location()
+    immediate_changes()
     pn.extension()
     app().servable(title="Candela Explorer")

@@ -30,6 +30,11 @@ the benchmarks) starts from :func:`server_settings` and calls
   session's CPU. The page is the same every time, so a test validates it once
   (``tests/explorer/test_serving.py``) and the server does not.
 
+- **No wait before an edit** (:func:`immediate_changes`): Panel holds each
+  change a page sends for 50 ms before handling it, in case more follow
+  (a slider being dragged). A box, a list or a checkbox of the explorer sends
+  one change per thing a person does: those are handled at once.
+
 - **Only its own names** (:func:`host_check`): a request whose ``Host`` is
   not a name the server is reached at (the same list its WebSocket accepts as
   origins) gets 403 and a one-line body instead of the page. That closes DNS
@@ -53,6 +58,7 @@ __all__ = [
     "WEBSOCKET_COMPRESSION_LEVEL",
     "CompressStaticOnce",
     "host_check",
+    "immediate_changes",
     "lean_resources",
     "prepare_server",
     "server_settings",
@@ -192,7 +198,8 @@ def prepare_server(server, ready: int = 0) -> None:
 
     Its pages then list only the bundles the explorer uses; every session of
     every server in this process skips Bokeh's document validation and is
-    sent without working out default values (:func:`lean_serialization`); with
+    sent without working out default values (:func:`lean_serialization`), and
+    a change from a page is handled at once (:func:`immediate_changes`); with
     ``ready``, up to that many pages are built ahead of the requests that take
     them, for the app at ``/`` (:mod:`explorer.pool`).
     """
@@ -201,6 +208,7 @@ def prepare_server(server, ready: int = 0) -> None:
     settings.perform_document_validation.set_value(False)
     lean_serialization()
     unparsed_location()
+    immediate_changes()
     if ready > 0:
         from explorer.app import open_page
         from explorer.classroom import catalogue_stamp
@@ -311,3 +319,24 @@ def unparsed_location() -> None:
 
     _update_synced._candela = True
     Location._update_synced = _update_synced
+
+
+def immediate_changes() -> None:
+    """In a served page, a change from the browser to a text box, list or checkbox is handled
+    at once, not after Panel's 50 ms wait for more.
+
+    Panel waits ``_debounce`` ms before handling the first change a page sends
+    for a widget, so that a burst (a slider dragged) is handled once. These
+    widgets send one change per action (Enter in a box, a choice in a list, a
+    click), so the wait was a fixed 50 ms on every edit. The slider keeps it.
+    Panel has no public setting for it; in a notebook Panel does not wait.
+    """
+    import panel as pn
+
+    for widget in (
+        pn.widgets.TextInput,
+        pn.widgets.Select,
+        pn.widgets.RadioButtonGroup,
+        pn.widgets.Checkbox,
+    ):
+        widget._debounce = 0

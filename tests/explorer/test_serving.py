@@ -259,3 +259,75 @@ def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def in_a_thread(coroutine_function):
+    """Run ``coroutine_function()`` to the end in a thread of its own and return its result
+    (a browser test before may have left an event loop running in this one)."""
+    import asyncio
+    import threading
+
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["result"] = asyncio.run(coroutine_function())
+        except BaseException as exc:
+            out["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the client did not finish"
+    if "error" in out:
+        raise out["error"]
+    return out["result"]
+
+
+@pytest.mark.parametrize(
+    ("css_class", "value"),
+    [
+        ("candela-ops-input", ".transpose()"),
+        ("candela-shape-input", "4,5"),
+        ("candela-unit-select", "float32"),
+    ],
+)
+def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch, css_class, value):
+    # Panel holds a change from the page for 50 ms in case more follow (a slider dragged):
+    # a fixed 50 ms on every edit. The explorer's boxes and lists send one change per
+    # action, so theirs are handled at once: no waiting callback is scheduled for them.
+    from bokeh.document import Document
+
+    from explorer.testing import BokehClient
+
+    waits: list = []
+    add = Document.add_timeout_callback
+
+    def add_timeout_callback(self, callback, timeout_milliseconds):
+        waits.append(timeout_milliseconds)
+        return add(self, callback, timeout_milliseconds)
+
+    monkeypatch.setattr(Document, "add_timeout_callback", add_timeout_callback)
+    port = urlsplit(explorer_server).port
+
+    async def change() -> dict:
+        client = BokehClient(port)
+        await client.open("/?shape=3,4")
+        waits.clear()
+        model = client.model_id(css_class)
+        event = {"kind": "ModelChanged", "model": {"id": model}, "attr": "value", "new": value}
+        await client.send("PATCH-DOC", {"events": [event]})
+        got: dict = {}
+        while "fields" not in got:  # until the fields panel shows the change
+            header, content = await client.read()
+            for ev in content.get("events", []):
+                if ev.get("attr") == "text" and "candela-fields" in str(ev.get("new")):
+                    got["fields"] = ev["new"]
+        await client.close()
+        return got
+
+    fields = in_a_thread(change)["fields"]
+    assert {"candela-ops-input": "(4, 3)", "candela-shape-input": "(4, 5)"}.get(
+        css_class, "bytes (float32)"
+    ) in fields
+    assert waits and max(waits) == 0, waits
