@@ -48,7 +48,11 @@ __all__ = ["QUIET_S", "PagePool", "install"]
 log = logging.getLogger("candela-explorer")
 
 #: The pool builds only once no page was asked for and no WebSocket message came for this long.
-QUIET_S = 0.5
+#: A build holds the server for ~0.6 s: an edit that comes meanwhile waits for it. A class
+#: at work (30 students, an edit each every few seconds) leaves gaps of half a second
+#: often and of two seconds almost never: the pool waits for a class to pause, and a
+#: student who arrives meanwhile has a page built on request, as without the pool.
+QUIET_S = 2.0
 #: A page served but not yet opened (its browser still loading the scripts, about a
 #: second, before it asks for its document) holds the pool back for up to this long.
 OPENING_S = 10.0

@@ -22,6 +22,8 @@ MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
 
 
 def fields(page) -> list[str]:
+    """The fields as a student reads them (Panel shows a pane's text once its styles are in)."""
+    expect(page.locator(".candela-fields")).to_be_visible()
     return [page.locator(f".candela-{name}").inner_text() for name in FIELDS]
 
 

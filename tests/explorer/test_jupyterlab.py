@@ -258,6 +258,8 @@ def explorers(page):
 
 
 def fields(ex) -> list[str]:
+    """The fields as a student reads them (Panel shows a pane's text once its styles are in)."""
+    expect(ex.locator(".candela-fields").first).to_be_visible()
     return [ex.locator(f".candela-{name}").first.inner_text() for name in FIELDS]
 
 
