@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import http.client
 import os
 import platform
 import statistics
@@ -54,7 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explorer.testing import BokehClient
+from explorer.testing import BokehClient, http_get
 
 HOST = "127.0.0.1"
 #: Bokeh's defaults: an unused session is kept 15 s and looked for every 17 s.
@@ -105,7 +104,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited ({self.proc.returncode}): {cmd}")
             with contextlib.suppress(OSError):
-                if get(self.port)[0] == 200:
+                if http_get(self.port, timeout=60)[0] == 200:
                     break
             if time.monotonic() > deadline:
                 self.stop()
@@ -179,16 +178,6 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def get(port: int, path: str = "/", timeout: float = 60) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        conn.request("GET", path)
-        r = conn.getresponse()
-        return r.status, r.read()
-    finally:
-        conn.close()
-
-
 # ---------------------------------------------------------------------- 1. burst open
 
 
@@ -201,7 +190,7 @@ def burst(port: int, n: int, path: str = "/") -> dict:
         barrier.wait()
         t0 = time.perf_counter()
         try:
-            ok = get(port, path)[0] == 200
+            ok = http_get(port, path, timeout=60)[0] == 200
         except Exception:  # a refused or dropped connection is an error, not a crash
             ok = False
         results[i] = (t0, time.perf_counter(), ok)

@@ -43,7 +43,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["QUIET_S", "PagePool", "install"]
+__all__ = ["DRAWING_S", "OPENING_S", "QUIET_S", "PagePool", "install"]
 
 log = logging.getLogger("candela-explorer")
 

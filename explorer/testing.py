@@ -130,18 +130,29 @@ class BokehClient:
     def __init__(self, port: int) -> None:
         self.port = port
         self.document: dict = {}
+        self._ids: dict[str, str] = {}
 
     async def open(self, path: str = "/?shape=64,64") -> None:
+        """GET the page, pull its document and say it is drawn, as a browser opens it."""
         import asyncio
-        import re
 
+        status, body = await asyncio.to_thread(http_get, self.port, path)
+        if status != 200:
+            raise RuntimeError(f"GET {path} answered {status}")
+        await self.connect(session_token(body))
+        await self.pull()
+        # As a browser does once the page is drawn: Panel runs its onload callbacks and
+        # from then on sends changes made in callbacks (e.g. column data) at once.
+        ready = {"type": "event", "name": "document_ready", "values": {"type": "map"}}
+        event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": ready}
+        await self.send("PATCH-DOC", {"events": [event]})
+        await self.drain()
+
+    async def connect(self, token: str) -> None:
+        """Open the WebSocket of the session ``token`` names (a page's, already served)."""
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
-        status, body = await asyncio.to_thread(_get, self.port, path)
-        if status != 200:
-            raise RuntimeError(f"GET {path} answered {status}")
-        token = re.search(rb'"token":\s*"([^"]+)"', body).group(1).decode()
         # Tornado's 20 s default is shorter than the server's queue of sessions being
         # built when 10 open at once on a loaded machine.
         url = HTTPRequest(
@@ -152,22 +163,30 @@ class BokehClient:
         )
         self.ws.protocol.set_nodelay(True)
         await self.read()  # ACK
-        await self.send("PULL-DOC-REQ", {})
-        _, self.document = await self.read()
-        # As a browser does once the page is drawn: Panel runs its onload callbacks and
-        # from then on sends changes made in callbacks (e.g. column data) at once.
-        ready = {"type": "event", "name": "document_ready", "values": {"type": "map"}}
-        event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": ready}
-        await self.send("PATCH-DOC", {"events": [event]})
-        await self.drain()
+
+    async def pull(self) -> dict:
+        """Ask for the session's document, as a page does before it draws."""
+        self.document = await self.request("PULL-DOC-REQ", "PULL-DOC-REPLY")
+        return self.document
+
+    async def request(self, msgtype: str, reply: str, content: dict | None = None) -> dict:
+        """Send ``msgtype`` and read until the server's ``reply``; its content."""
+        await self.send(msgtype, content or {})
+        while True:
+            header, answer = await self.read()
+            if header["msgtype"] == reply:
+                return answer
 
     def model_id(self, css_class: str) -> str:
         """The id of the model with ``css_class`` in the document pulled."""
+        if css_class in self._ids:
+            return self._ids[css_class]
         stack: list = [self.document]
         while stack:
             x = stack.pop()
             if isinstance(x, dict):
                 if css_class in (x.get("attributes", {}).get("css_classes") or []):
+                    self._ids[css_class] = x["id"]
                     return x["id"]
                 stack += x.values()
             elif isinstance(x, list):
@@ -230,13 +249,49 @@ class BokehClient:
         self.ws.close()
 
 
-def _get(port: int, path: str) -> tuple[int, bytes]:
+def http_get(port: int, path: str = "/", timeout: float = 120) -> tuple[int, bytes]:
+    """GET ``path`` of the server on 127.0.0.1:``port``: its status and body."""
     import http.client
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("GET", path)
         response = conn.getresponse()
         return response.status, response.read()
     finally:
         conn.close()
+
+
+def session_token(page: bytes) -> str:
+    """The session token in a served page (its WebSocket's credential)."""
+    import re
+
+    found = re.search(rb'"token":\s*"([^"]+)"', page)
+    if found is None:
+        raise LookupError("no session token in the page")
+    return found.group(1).decode()
+
+
+def run_in_thread(coroutine_function, timeout: float = 120):
+    """``coroutine_function()`` run to its end on an event loop in a thread of its own; its
+    result (or its exception, raised here). A browser test before may have left an event
+    loop running in the calling thread."""
+    import asyncio
+    import threading
+
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["result"] = asyncio.run(coroutine_function())
+        except BaseException as exc:
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"the client did not finish within {timeout:.0f} s")
+    if "error" in out:
+        raise out["error"]
+    return out.get("result")

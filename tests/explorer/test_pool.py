@@ -10,7 +10,6 @@ import asyncio
 import gc
 import http.client
 import json
-import re
 import threading
 import time
 import weakref
@@ -19,7 +18,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from explorer.testing import served_app
+from explorer.testing import BokehClient, http_get, run_in_thread, served_app, session_token
 
 #: The URLs compared: ordinary, a lesson, units, presenter, and the hostile ones
 #: the issue named (each must draw with a message, built ahead or not).
@@ -54,63 +53,29 @@ def get(url: str, query: str) -> int:
 
 def open_session(url: str) -> str:
     """GET the page, as a browser does first; its session's token."""
-    parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    try:
-        conn.request("GET", "/")
-        page = conn.getresponse().read()
-    finally:
-        conn.close()
-    return re.search(rb'"token":\s*"([^"]+)"', page).group(1).decode()
+    status, page = http_get(urlsplit(url).port)
+    assert status == 200
+    return session_token(page)
 
 
 def pull_documents(url: str, token: str, seconds: float = 0.0, drawn: bool = False) -> None:
     """Open the session's WebSocket and ask for its document, as its page does; again every
     0.1 s until ``seconds`` have passed; then, if ``drawn``, send what a page sends once
-    its views are drawn (here: ask for the server's info). In a thread of its own: a
-    browser test before may have left an event loop running in this one."""
-    from tornado.websocket import websocket_connect
-
-    parts = urlsplit(url)
+    its views are drawn (here: ask for the server's info)."""
 
     async def talk() -> None:
-        ws = await websocket_connect(
-            f"ws://{parts.hostname}:{parts.port}/ws", subprotocols=["bokeh", token]
-        )
-        await ws.read_message()  # ACK
+        client = BokehClient(urlsplit(url).port)
+        await client.connect(token)
         end, n = time.monotonic() + seconds, 0
         while n == 0 or time.monotonic() < end:
             n += 1
-            header = json.dumps({"msgid": str(n), "msgtype": "PULL-DOC-REQ"})
-            for part in (header, "{}", "{}"):
-                await ws.write_message(part)
-            while True:  # the reply: header, metadata, content, and its buffers
-                reply = await ws.read_message()
-                if isinstance(reply, str) and '"PULL-DOC-REPLY"' in reply:
-                    break
+            await client.pull()
             await asyncio.sleep(0.1)
         if drawn:
-            header = json.dumps({"msgid": "drawn", "msgtype": "SERVER-INFO-REQ"})
-            for part in (header, "{}", "{}"):
-                await ws.write_message(part)
-            while True:
-                reply = await ws.read_message()
-                if isinstance(reply, str) and '"SERVER-INFO-REPLY"' in reply:
-                    break
-        ws.close()
+            await client.request("SERVER-INFO-REQ", "SERVER-INFO-REPLY")
+        await client.close()
 
-    failed: list = []
-
-    def run() -> None:
-        try:
-            asyncio.run(talk())
-        except Exception as exc:
-            failed.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(seconds + 60)
-    assert not thread.is_alive() and failed == []
+    run_in_thread(talk, timeout=seconds + 60)
 
 
 @contextmanager

@@ -261,29 +261,6 @@ def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
         proc.wait(timeout=20)
 
 
-def in_a_thread(coroutine_function):
-    """Run ``coroutine_function()`` to the end in a thread of its own and return its result
-    (a browser test before may have left an event loop running in this one)."""
-    import asyncio
-    import threading
-
-    out: dict = {}
-
-    def run() -> None:
-        try:
-            out["result"] = asyncio.run(coroutine_function())
-        except BaseException as exc:
-            out["error"] = exc
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(120)
-    assert not thread.is_alive(), "the client did not finish"
-    if "error" in out:
-        raise out["error"]
-    return out["result"]
-
-
 @pytest.mark.parametrize(
     ("css_class", "value"),
     [
@@ -298,7 +275,7 @@ def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch,
     # action, so theirs are handled at once: no waiting callback is scheduled for them.
     from bokeh.document import Document
 
-    from explorer.testing import BokehClient
+    from explorer.testing import BokehClient, run_in_thread
 
     waits: list = []
     add = Document.add_timeout_callback
@@ -326,7 +303,7 @@ def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch,
         await client.close()
         return got
 
-    fields = in_a_thread(change)["fields"]
+    fields = run_in_thread(change)["fields"]
     assert {"candela-ops-input": "(4, 3)", "candela-shape-input": "(4, 5)"}.get(
         css_class, "bytes (float32)"
     ) in fields
