@@ -32,7 +32,6 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.steady import Steady
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
 from explorer.url import Location, UrlSync
 
@@ -47,8 +46,12 @@ PRESENTER_SCALE = 1.5
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
 
 
-class _Root(pn.Column):
-    """A view's outermost column; it tells its view when Panel drops or draws its last model.
+class _Root(pn.Row):
+    """A view's outermost box; it tells its view when Panel drops or draws its last model.
+
+    The title on a line of its own, then the controls, the figures and the lesson
+    panel side by side, wrapping below one another on a narrow screen: one flex
+    box, with no box inside for the columns (each box costs every session models).
 
     Panel calls ``_cleanup(root)`` on a display that is gone (a cleared notebook
     output, a closed served session) and forgets that model; once none is left,
@@ -94,16 +97,17 @@ class _View:
         )
         self.views = views
         self.drawn = [views.objects[i] for i in (1, 3, 4, 5)]
-        self.columns = pn.FlexBox(
-            ex.controls, views, ex.lesson_area, flex_wrap="wrap", gap="8px 16px"
-        )
         self.root = _Root(
             ex.title,
-            self.columns,
-            Steady(),  # the figures repaint only when they change
+            ex.controls,
+            views,
+            ex.lesson_area,
             css_classes=["candela-explorer"],
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
+            # Bokeh gives a row the width of its fixed-width children side by side as its
+            # least width; this one wraps them, and is as narrow as the screen.
+            styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
         )
         # A weak reference: a view kept by Panel must not keep its explorer alive.
         owner = weakref.ref(ex)
@@ -113,9 +117,9 @@ class _View:
     def arrange(self, ex: Explorer, presenter: bool) -> None:
         """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
         first, last = (ex.lesson_area, ex.controls) if presenter else (ex.controls, ex.lesson_area)
-        order = [first, self.views, last]
-        if list(self.columns.objects) != order:
-            self.columns.objects = order
+        order = [ex.title, first, self.views, last]
+        if list(self.root.objects) != order:
+            self.root.objects = order
 
 
 class Explorer(ExplorerState, pn.viewable.Viewer):
@@ -132,7 +136,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
-        self.lesson_area.objects = [self.classroom.panel, self.keys]
+        #: The lesson panel and the keyboard help: the page's right-hand column.
+        self.lesson_area = self.classroom.panel
+        self.lesson_area.param.update(
+            objects=[*self.lesson_area.objects, self.keys],
+            width=LESSON_WIDTH,
+            sizing_mode=None,  # its own width, as wide in every layout
+            css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
+        )
         self._views: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
@@ -212,7 +223,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.buffer_heading = pn.pane.HTML("", stylesheets=[CSS])
         self.logical_heading = pn.pane.HTML("", stylesheets=[CSS])
         self.legend = pn.pane.HTML(legend_html(), stylesheets=[CSS])
-        self.title = pn.pane.HTML(title_html(), stylesheets=[CSS], sizing_mode="stretch_width")
+        self.title = pn.pane.HTML(
+            title_html(), stylesheets=[CSS], sizing_mode="stretch_width",
+            styles={"flex": "1 1 100%"},  # a line of its own in the view's wrapping row
+        )  # fmt: skip
         from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=120)
@@ -221,14 +235,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),
             pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
             self.error_pane,
-            ed.builder,
+            *ed.builder,
             self.fields_pane,
-            ed.step_view,
+            *ed.step_view,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
         )
-        #: The lesson panel and the keyboard help: the page's right-hand column.
-        self.lesson_area = pn.Column(width=LESSON_WIDTH, css_classes=["candela-lesson-area"])
 
     def _new_view(self) -> _View:
         view = _View(self)
@@ -334,7 +346,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
-            self.editor.step_view.visible = not (on or hidden)
+            for part in self.editor.step_view:
+                part.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
             for obj in self._styled_objects():
                 classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
@@ -426,8 +439,9 @@ def open_page(doc) -> None:
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
-    from explorer.serving import immediate_changes, unparsed_location
+    from explorer.serving import immediate_changes, no_browser_info, unparsed_location
 
+    no_browser_info()
     unparsed_location()
     immediate_changes()
     pn.extension()

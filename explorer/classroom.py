@@ -188,7 +188,9 @@ class Classroom:
             {f"{n}. {lesson.title}": lesson.id for n, lesson in enumerate(self.catalogue, 1)}
         )
         self.lesson_select = pn.widgets.Select(
-            label="lesson", options=options, value="", css_classes=["candela-lesson-select"],
+            # Its label is the panel's title (page.css): a heading of its own would be a
+            # pane, a model more in every session.
+            label="Lessons", options=options, value="", css_classes=["candela-lesson-select"],
             sizing_mode="stretch_width",
         )  # fmt: skip
         self.message_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
@@ -266,7 +268,6 @@ class Classroom:
         ]
         self.step_box = pn.Column(sizing_mode="stretch_width", visible=False)
         return pn.Column(
-            pn.pane.HTML('<div class="candela-lesson-title">Lessons</div>', stylesheets=[CSS]),
             self.lesson_select,
             self.message_pane,
             self.step_box,

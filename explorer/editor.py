@@ -84,14 +84,15 @@ class Editor:
         self.step_pane = pn.pane.HTML(
             "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
         )
-        self.builder = pn.Column(
+        #: The op chooser and its argument boxes, and the step list: parts of the controls
+        #: column, each on its own (a column around them would be a model more a session).
+        self.builder = [
             pn.pane.HTML('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
             self.op_choice,
             self.op_help,
-            pn.Row(self.arg_row, self.add_button),
-            sizing_mode="stretch_width",
-        )
-        self.step_view = pn.Column(self.step_select, self.step_pane, sizing_mode="stretch_width")
+            self.arg_row,  # the op's argument boxes and the add button
+        ]
+        self.step_view = [self.step_select, self.step_pane]
         self._choose(FIRST_OP)
 
         self.shape_input.param.watch(self._on_shape_input, "value")
@@ -105,7 +106,13 @@ class Editor:
     @property
     def editing_parts(self) -> list:
         """What presenter mode hides: the tools a projected lesson does not need."""
-        return [self.unit_select, self.undo_button, self.reset_button, self.builder, self.step_view]
+        return [
+            self.unit_select,
+            self.undo_button,
+            self.reset_button,
+            *self.builder,
+            *self.step_view,
+        ]
 
     def widgets_for(self, op: str) -> list:
         """The argument boxes of ``op``, built the first time they are asked for."""
@@ -141,7 +148,7 @@ class Editor:
 
     def _choose(self, op: str) -> None:
         spec = REGISTRY[op]
-        self.arg_row.objects = self.widgets_for(op)
+        self.arg_row.objects = [*self.widgets_for(op), self.add_button]
         foreign = " · ".join(x for x in (f"NumPy: {spec.numpy}", f"PyTorch: {spec.torch}") if x)
         self.op_help.object = (
             f'<div class="candela-op-help"><code>{html.escape(spec.signature)}</code> '

@@ -38,6 +38,7 @@ from bokeh.models import (
     GlyphRenderer,
     HoverTool,
     InlineStyleSheet,
+    LinearScale,
     Range1d,
     Rect,
     Scatter,
@@ -65,7 +66,7 @@ CELL_FILL = 0.9
 LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 
 
-def _figure(name: str) -> figure:
+def _figure(name: str, scale: LinearScale) -> figure:
     fig = figure(
         name=name,
         title=None,  # no Title model: the headings above the figures name them
@@ -88,6 +89,9 @@ def _figure(name: str) -> figure:
         styles={"max-width": "none"},
         tags=[STEADY_TAG],  # repainted only when it changes (explorer/steady.mjs)
     )
+    # A scale holds no state (the browser copies it for each axis of each plot, with that
+    # axis's ranges): one serves both axes of both figures.
+    fig.x_scale = fig.y_scale = scale
     return fig
 
 
@@ -142,14 +146,14 @@ def mark_rows(cells: dict, rings: dict) -> dict:
 MARK_KEYS = ("x", "y", "size", "line", "color", "mark", "ring", "k", "pos")
 
 
-def _draw(fig: figure, glyph, source: ColumnDataSource, every: AllIndices, **renderer):
+def _draw(fig: figure, glyph, source: ColumnDataSource, view: CDSView, **renderer):
     """Add ``glyph`` over ``source`` to ``fig``: the renderer alone, with no selection, hover
     or mute copies of the glyph (bokeh.plotting builds three more glyphs a renderer) and
-    the view's one filter. Every column is named with ``field``: no guessing."""
+    the one view of every row. Every column is named with ``field``: no guessing."""
     r = GlyphRenderer(
         glyph=glyph,
         data_source=source,
-        view=CDSView(filter=every),
+        view=view,
         nonselection_glyph=None,
         muted_glyph=None,
         **renderer,
@@ -158,9 +162,9 @@ def _draw(fig: figure, glyph, source: ColumnDataSource, every: AllIndices, **ren
     return r
 
 
-def _frames(fig: figure, source: ColumnDataSource, every: AllIndices):
+def _frames_glyph() -> Rect:
     # Every ring of every mark of a figure in one glyph: rows draw in order, outer first.
-    glyph = Rect(
+    return Rect(
         x=field("x"),
         y=field("y"),
         width=field("size"),
@@ -169,7 +173,6 @@ def _frames(fig: figure, source: ColumnDataSource, every: AllIndices):
         line_color=field("color"),
         line_width=field("line"),
     )
-    return _draw(fig, glyph, source, every, level="overlay")
 
 
 def _set_data(source: ColumnDataSource, data: dict) -> None:
@@ -214,7 +217,14 @@ class Figures:
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
-        self._every = AllIndices()  # a filter holds no state: one serves every renderer
+        # Models that hold no state of their own: the browser builds a view of each for
+        # every renderer or plot that uses it, so one of each serves both figures. Each is
+        # a Bokeh model fewer for every renderer that shares it.
+        self._every = AllIndices()  # a filter holds no state: one serves every view
+        self._views: dict[str, CDSView] = {}  # a view holds its source's rows: one a source
+        self._scale = LinearScale()
+        self._text_glyph = self._text()
+        self._frames_glyph = _frames_glyph()
         self._build_sources()
         self._build_logical()
         self._build_buffer()
@@ -246,8 +256,16 @@ class Figures:
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
 
-    def _text(self, fig: figure, source: ColumnDataSource):
-        glyph = Text(
+    def _view(self, source: ColumnDataSource) -> CDSView:
+        # The browser keeps the rows a view selects on the view's model, sized to its
+        # source: renderers of one source share a view, others need their own.
+        if source.id not in self._views:
+            self._views[source.id] = CDSView(filter=self._every)
+        return self._views[source.id]
+
+    @staticmethod
+    def _text() -> Text:
+        return Text(
             x=field("x"),
             y=field("y"),
             text=field("text"),
@@ -259,7 +277,6 @@ class Figures:
             y_offset=field("y_offset"),
             text_font_style=field("style"),
         )
-        return _draw(fig, glyph, source, self._every)
 
     def _cells(self, fig: figure, source: ColumnDataSource, name: str, **fill):
         glyph = Rect(
@@ -271,28 +288,46 @@ class Figures:
             line_color=None,
             **fill,
         )
-        return _draw(fig, glyph, source, self._every, name=name)
+        return _draw(fig, glyph, source, self._view(source), name=name)
 
     def _build_logical(self) -> None:
-        lf = self.logical_figure = _figure("logical-figure")
+        lf = self.logical_figure = _figure("logical-figure", self._scale)
         self.logical_cells = self._cells(lf, self.logical_source, "logical-cells")
-        self._text(lf, self.labels_logical)
-        self.frames = [_frames(lf, self.marks_logical, self._every)]
+        _draw(lf, self._text_glyph, self.labels_logical, self._view(self.labels_logical))
+        self.frames = [
+            _draw(
+                lf,
+                self._frames_glyph,
+                self.marks_logical,
+                self._view(self.marks_logical),
+                level="overlay",
+            )
+        ]
 
     def _build_buffer(self) -> None:
-        bf = self.buffer_figure = _figure("buffer-figure")
+        bf = self.buffer_figure = _figure("buffer-figure", self._scale)
         self.buffer_cells = self._cells(
             bf, self.buffer_source, "buffer-cells", fill_alpha=field("alpha")
         )
-        self._text(bf, self.labels_buffer)  # with the offset's marker and name
-        self.frames.append(_frames(bf, self.marks_buffer, self._every))
+        _draw(
+            bf, self._text_glyph, self.labels_buffer, self._view(self.labels_buffer)
+        )  # the offset's marker too
+        self.frames.append(
+            _draw(
+                bf,
+                self._frames_glyph,
+                self.marks_buffer,
+                self._view(self.marks_buffer),
+                level="overlay",
+            )
+        )
         # The jump of the current step: an arc over the buffer and its arrowhead.
         arc = Bezier(
             **{k: field(k) for k in ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1")},
             line_color=field("color"),
             line_width=2.5,
         )
-        _draw(bf, arc, self.jump_source, self._every, level="overlay")
+        _draw(bf, arc, self.jump_source, self._view(self.jump_source), level="overlay")
         head = Scatter(
             x=field("x1"),
             y=field("y1"),
@@ -301,7 +336,7 @@ class Figures:
             fill_color=field("color"),
             line_color=field("color"),
         )
-        _draw(bf, head, self.jump_source, self._every, level="overlay")
+        _draw(bf, head, self.jump_source, self._view(self.jump_source), level="overlay")
 
     def _build_traversal(self) -> None:
         self.frame_slider = Slider(

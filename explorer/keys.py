@@ -15,6 +15,7 @@ from typing import Any
 import param
 from panel.custom import JSComponent
 
+from .steady import STEADY_JS
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
@@ -33,7 +34,8 @@ class Keys(JSComponent):
         default=False, doc="Report the back and forward buttons (only when served)."
     )
 
-    _esm = KEYS_JS
+    # steady.mjs first: render() also installs the figures' steady repaints (explorer.steady).
+    _esm = STEADY_JS.read_text(encoding="utf-8") + "\n" + KEYS_JS.read_text(encoding="utf-8")
 
     def __init__(
         self,

@@ -198,14 +198,16 @@ def prepare_server(server, ready: int = 0) -> None:
 
     Its pages then list only the bundles the explorer uses; every session of
     every server in this process skips Bokeh's document validation and is
-    sent without working out default values (:func:`lean_serialization`), and
-    a change from a page is handled at once (:func:`immediate_changes`); with
-    ``ready``, up to that many pages are built ahead of the requests that take
-    them, for the app at ``/`` (:mod:`explorer.pool`).
+    sent without working out default values (:func:`lean_serialization`) or
+    Panel's report of the browser (:func:`no_browser_info`), and a change from
+    a page is handled at once (:func:`immediate_changes`); with ``ready``, up
+    to that many pages are built ahead of the requests that take them, for the
+    app at ``/`` (:mod:`explorer.pool`).
     """
     from bokeh.settings import settings
 
     settings.perform_document_validation.set_value(False)
+    no_browser_info()
     lean_serialization()
     unparsed_location()
     immediate_changes()
@@ -319,6 +321,17 @@ def unparsed_location() -> None:
 
     _update_synced._candela = True
     Location._update_synced = _update_synced
+
+
+def no_browser_info() -> None:
+    """Pages without Panel's report of the browser (language, time zone, dark mode).
+
+    Nothing here reads it, and it is a model more in every session, sent with
+    every page.
+    """
+    import panel as pn
+
+    pn.config.browser_info = False
 
 
 def immediate_changes() -> None:

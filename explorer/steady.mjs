@@ -10,6 +10,10 @@
 // the frame moved or changed size, and every data, range or glyph change still
 // requests its paint as before. Only plots whose model carries the tag below
 // are touched, so other Bokeh plots on a notebook page behave as Bokeh made them.
+//
+// No component of its own: this file comes first in the module of the explorer's
+// keyboard component (explorer/keys.py), whose render() calls steady() — a component
+// costs every session two Bokeh models. Installing twice is a no-op.
 
 const TAG = "candela-steady"
 
@@ -54,9 +58,4 @@ function steady(Bokeh) {
       this._invalidate_all = invalidateAll
     }
   }
-}
-
-export function render() {
-  steady(globalThis.Bokeh)
-  return document.createElement("span")
 }

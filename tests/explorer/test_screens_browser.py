@@ -44,6 +44,8 @@ def inside_viewport(page, selector, width, height):
         ("?lesson=transpose&step=2&presenter=true", 1280, 720),
         ("?lesson=transpose&step=2&presenter=true", 1920, 1080),
         ("?shape=3,3,3,3,3", 1280, 800),
+        # Narrower than the controls and the lesson panel side by side: the columns wrap.
+        ("?shape=3,4&ops=.transpose()", 600, 900),
     ],
 )
 def test_no_sideways_scroll_and_every_lesson_control_on_screen(

@@ -308,3 +308,49 @@ def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch,
         css_class, "bytes (float32)"
     ) in fields
     assert waits and max(waits) == 0, waits
+
+
+#: The "Performance" issue's budget of Bokeh models a session sends its page: each one is
+#: built, serialised, sent and turned into views on every page load.
+MODEL_BUDGET = 100
+
+
+def _models(document: dict) -> dict[str, str]:
+    """Every model a pulled document defines, by id: its type name."""
+    found: dict[str, str] = {}
+    stack: list = [document]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if x.get("type") == "object" and "id" in x and "name" in x:
+                found[x["id"]] = x["name"]
+            stack += x.values()
+        elif isinstance(x, list):
+            stack += x
+    return found
+
+
+def test_a_served_page_stays_within_its_budget_of_models(explorer_server):
+    # Counted as the page receives them (its pulled document), so the models Panel adds
+    # to a served page (the URL's, the browser report's) count too.
+    from collections import Counter
+
+    from explorer.testing import BokehClient, run_in_thread
+
+    port = urlsplit(explorer_server).port
+
+    async def pull() -> dict:
+        client = BokehClient(port)
+        await client.open("/?shape=64,64")
+        await client.close()
+        return client.document
+
+    models = _models(run_in_thread(pull))
+    kinds = Counter(models.values())
+    assert len(models) <= MODEL_BUDGET, kinds.most_common()
+    # Models that hold no per-source state are shared by each figure's renderers: one
+    # scale for both figures, one filter; a view per source drawn (the browser sizes a
+    # view's row mask to its source), and the frames source draws nothing.
+    assert kinds["LinearScale"] == 1 and kinds["AllIndices"] == 1, kinds
+    assert kinds["CDSView"] == kinds["ColumnDataSource"] - 1, kinds
+    assert "BrowserInfo" not in str(kinds), kinds
