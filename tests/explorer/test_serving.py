@@ -310,6 +310,45 @@ def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch,
     assert waits and max(waits) == 0, waits
 
 
+def test_the_answer_to_an_edit_is_sent_without_waiting_for_the_websocket(
+    explorer_server, monkeypatch
+):
+    # Bokeh writes its reply to each message frame by frame under the WebSocket's write
+    # lock. A change handled in a gap between those frames found the lock held when its
+    # answer was ready, and Panel then sent the answer after a 10 ms sleep. Every edit's
+    # answer must go out without that retry.
+    import asyncio
+    import types
+
+    import panel.io.document as panel_document
+
+    from explorer.testing import BokehClient, run_in_thread
+
+    sleeps: list[float] = []
+
+    async def sleep(delay, *args, **kwargs):
+        sleeps.append(delay)
+        return await asyncio.sleep(delay, *args, **kwargs)
+
+    # Only Panel's document module sees the recording sleep (its write retries).
+    spy = types.SimpleNamespace(**{k: getattr(asyncio, k) for k in dir(asyncio) if k[0] != "_"})
+    spy.sleep = sleep
+    monkeypatch.setattr(panel_document, "asyncio", spy)
+    port = urlsplit(explorer_server).port
+
+    async def edits() -> list[float]:
+        client = BokehClient(port)
+        await client.open("/?shape=64,64")
+        sleeps.clear()
+        times = [await client.edit(ops) for ops in (".transpose()", "", ".flip(0)", "")]
+        await client.close()
+        return times
+
+    times = run_in_thread(edits)
+    assert len(times) == 4  # each edit's new column data came back
+    assert sleeps == [], sleeps
+
+
 #: The "Performance" issue's budget of Bokeh models a session sends its page: each one is
 #: built, serialised, sent and turned into views on every page load.
 MODEL_BUDGET = 100
