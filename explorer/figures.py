@@ -256,12 +256,12 @@ class Figures:
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
 
-    def _view(self, source: ColumnDataSource) -> CDSView:
+    def _draw(self, fig: figure, glyph, source: ColumnDataSource, **renderer) -> GlyphRenderer:
         # The browser keeps the rows a view selects on the view's model, sized to its
         # source: renderers of one source share a view, others need their own.
         if source.id not in self._views:
             self._views[source.id] = CDSView(filter=self._every)
-        return self._views[source.id]
+        return _draw(fig, glyph, source, self._views[source.id], **renderer)
 
     @staticmethod
     def _text() -> Text:
@@ -288,46 +288,28 @@ class Figures:
             line_color=None,
             **fill,
         )
-        return _draw(fig, glyph, source, self._view(source), name=name)
+        return self._draw(fig, glyph, source, name=name)
 
     def _build_logical(self) -> None:
         lf = self.logical_figure = _figure("logical-figure", self._scale)
         self.logical_cells = self._cells(lf, self.logical_source, "logical-cells")
-        _draw(lf, self._text_glyph, self.labels_logical, self._view(self.labels_logical))
-        self.frames = [
-            _draw(
-                lf,
-                self._frames_glyph,
-                self.marks_logical,
-                self._view(self.marks_logical),
-                level="overlay",
-            )
-        ]
+        self._draw(lf, self._text_glyph, self.labels_logical)
+        self._draw(lf, self._frames_glyph, self.marks_logical, level="overlay")
 
     def _build_buffer(self) -> None:
         bf = self.buffer_figure = _figure("buffer-figure", self._scale)
         self.buffer_cells = self._cells(
             bf, self.buffer_source, "buffer-cells", fill_alpha=field("alpha")
         )
-        _draw(
-            bf, self._text_glyph, self.labels_buffer, self._view(self.labels_buffer)
-        )  # the offset's marker too
-        self.frames.append(
-            _draw(
-                bf,
-                self._frames_glyph,
-                self.marks_buffer,
-                self._view(self.marks_buffer),
-                level="overlay",
-            )
-        )
+        self._draw(bf, self._text_glyph, self.labels_buffer)  # the offset's marker too
+        self._draw(bf, self._frames_glyph, self.marks_buffer, level="overlay")
         # The jump of the current step: an arc over the buffer and its arrowhead.
         arc = Bezier(
             **{k: field(k) for k in ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1")},
             line_color=field("color"),
             line_width=2.5,
         )
-        _draw(bf, arc, self.jump_source, self._view(self.jump_source), level="overlay")
+        self._draw(bf, arc, self.jump_source, level="overlay")
         head = Scatter(
             x=field("x1"),
             y=field("y1"),
@@ -336,7 +318,7 @@ class Figures:
             fill_color=field("color"),
             line_color=field("color"),
         )
-        _draw(bf, head, self.jump_source, self._view(self.jump_source), level="overlay")
+        self._draw(bf, head, self.jump_source, level="overlay")
 
     def _build_traversal(self) -> None:
         self.frame_slider = Slider(

@@ -60,6 +60,10 @@ def test_no_sideways_scroll_and_every_lesson_control_on_screen(
         inside_viewport(page, ".candela-prev button", width, height)
 
 
+def font_px(page, selector) -> float:
+    return float(page.locator(selector).evaluate("e => getComputedStyle(e).fontSize")[:-2])
+
+
 def test_presenter_mode_looks_the_same_however_it_was_reached(page, explorer_server):
     open_at(page, explorer_server, "?lesson=transpose&step=2&presenter=true", 1280, 720)
     size_on = page.locator(".candela-question").evaluate("e => getComputedStyle(e).fontSize")
@@ -72,6 +76,11 @@ def test_presenter_mode_looks_the_same_however_it_was_reached(page, explorer_ser
     expect(page.locator(".candela-presenter")).to_have_count(1, timeout=15000)
     expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
     assert size_off != size_on
+    # The lesson list's label is the panel's title: larger than any other label, either way.
+    assert font_px(page, ".candela-lesson-select label") > font_px(page, ".candela-answer label")
+    page.locator(".candela-presenter-toggle input").click()
+    expect(page.locator(".candela-presenter")).to_have_count(0, timeout=15000)
+    assert font_px(page, ".candela-lesson-select label") > font_px(page, ".candela-answer label")
     open_at(page, explorer_server, "?lesson=transpose&step=2", 1280, 720)
     expect(page.locator(".candela-question")).to_have_css("font-size", size_off)
     page.locator(".candela-keys").wait_for()  # the page's scripts are running
