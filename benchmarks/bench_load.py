@@ -310,7 +310,7 @@ async def paced_edits(port: int, users: int, pace_s: float, seconds: float) -> d
     out: dict = {"client_ms": [], "errors": 0}
     end = time.perf_counter() + seconds
 
-    async def student(c: BokehClient, k: int) -> None:
+    async def student(c: BokehClient) -> None:
         n = 0
         await asyncio.sleep(rng.uniform(0, pace_s))
         while time.perf_counter() < end:
@@ -321,7 +321,7 @@ async def paced_edits(port: int, users: int, pace_s: float, seconds: float) -> d
             n += 1
             await asyncio.sleep(rng.expovariate(1 / pace_s))
 
-    await asyncio.gather(*(student(c, k) for k, c in enumerate(clients)))
+    await asyncio.gather(*(student(c) for c in clients))
     for c in clients:
         await c.close()
     return out

@@ -37,8 +37,8 @@ the benchmarks) starts from :func:`server_settings` and calls
 - **No wait after an edit** (also :func:`immediate_changes`): a change is
   handled once the server's reply to the message that brought it has been
   sent. Handled sooner, between the frames of that reply, its answer found the
-  WebSocket busy and Panel sent it 10 ms later: a third of an edit's time on
-  the server.
+  WebSocket busy and Panel sent it 10 ms later: over a quarter of the 40 ms
+  an edit took on the server.
 
 - **Only its own names** (:func:`host_check`): a request whose ``Host`` is
   not a name the server is reached at (the same list its WebSocket accepts as

@@ -179,19 +179,23 @@ class BokehClient:
 
     def model_id(self, css_class: str) -> str:
         """The id of the model with ``css_class`` in the document pulled."""
-        if css_class in self._ids:
-            return self._ids[css_class]
-        stack: list = [self.document]
-        while stack:
-            x = stack.pop()
-            if isinstance(x, dict):
-                if css_class in (x.get("attributes", {}).get("css_classes") or []):
-                    self._ids[css_class] = x["id"]
-                    return x["id"]
-                stack += x.values()
-            elif isinstance(x, list):
-                stack += x
-        raise LookupError(f"no model with css class {css_class!r} in the document")
+        if css_class not in self._ids:
+            for model in _model_dicts(self.document):
+                classes = model.get("attributes", {}).get("css_classes") or []
+                if css_class in classes:
+                    self._ids[css_class] = model["id"]
+                    break
+            else:
+                raise LookupError(f"no model with css class {css_class!r} in the document")
+        return self._ids[css_class]
+
+    def models(self) -> dict[str, str]:
+        """Every model the document pulled defines, by id: its type name."""
+        return {
+            m["id"]: m["name"]
+            for m in _model_dicts(self.document)
+            if m.get("type") == "object" and "name" in m
+        }
 
     async def drain(self, quiet: float = 0.3) -> None:
         """Read whatever the server sends until it is quiet for ``quiet`` seconds."""
@@ -247,6 +251,20 @@ class BokehClient:
 
     async def close(self) -> None:
         self.ws.close()
+
+
+def _model_dicts(document: dict):
+    """Every dict with an ``id`` in a pulled document's JSON: its models (whole, or as
+    references)."""
+    stack: list = [document]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if "id" in x:
+                yield x
+            stack += x.values()
+        elif isinstance(x, list):
+            stack += x
 
 
 def http_get(port: int, path: str = "/", timeout: float = 120) -> tuple[int, bytes]:
