@@ -190,7 +190,11 @@ def buffer_width(n: int) -> int:
 # --------------------------------------------------------------------------- columns
 
 
-LOGICAL_KEYS = ("x", "y", "k", "index", "pos", "value", "color")
+#: The logical cells' columns depend on the shape alone, so an edit that walks the same
+#: shape another way (half of all edits) sends the logical figure nothing and the browser
+#: does not paint its 4,096 cells again. What element ``k`` reads is ``frames["pos"][k]``,
+#: and its value ``buffer["value"][pos]``.
+LOGICAL_KEYS = ("x", "y", "index", "color")
 BUFFER_KEYS = ("x", "y", "pos", "value", "reads", "first_reader", "color", "alpha")
 FRAME_KEYS = ("pos", "prev", "axis", "delta")
 # The cells' text labels live in sources of their own, filled only up to LABEL_LIMIT cells:
@@ -257,30 +261,29 @@ def _fmt(values) -> list[str]:
     return out
 
 
-def logical_columns(tensor, walk: Walk, grid: Grid) -> dict:
-    """One row per logical element: its cell, multi-index, value and buffer position."""
+def logical_columns(walk: Walk, grid: Grid) -> dict:
+    """One row per logical element: its cell, multi-index and colour (all from the shape)."""
     n = len(walk.position)
     x, y = cell_xy(grid, walk.index)
-    buffer = np.asarray(tensor.buffer)
     return {
         "x": x,
         "y": y,
-        "k": np.arange(n),
         "index": list(_shape_index_labels(tuple(int(d) for d in grid.shape))),
-        "pos": walk.position,
-        "value": _values(buffer[walk.position]) if n else [],
         "color": _PALETTE_RGBA[_ramp(n)],
     }
 
 
-def logical_label_columns(logical: dict) -> dict:
-    """Text drawn in each logical cell: its value, and ``@p`` the buffer position it reads."""
-    n = len(logical["pos"])
+def logical_label_columns(logical: dict, position: np.ndarray, values) -> dict:
+    """Text drawn in each logical cell: its value, and ``@p`` the buffer position it reads.
+
+    ``position`` and ``values`` are, per logical element, the position read and its value.
+    """
+    n = len(position)
     return {
         "x": logical["x"],
         "y": logical["y"],
-        "value_label": _text(logical["value"]),
-        "pos_label": [f"@{p}" for p in np.asarray(logical["pos"]).tolist()],
+        "value_label": _text(values),
+        "pos_label": [f"@{p}" for p in np.asarray(position).tolist()],
         "text_color": _PALETTE_TEXT[_ramp(n)],
     }
 
@@ -408,7 +411,7 @@ def columns_for(
         )
     labels = max(n, size) <= label_limit
     cols = buffer_width(size)
-    logical = logical_columns(tensor, walk, grid)
+    logical = logical_columns(walk, grid)
     buffer = buffer_columns(tensor, walk, cols)
     out = Columns(
         logical=_compact(logical),
@@ -421,7 +424,8 @@ def columns_for(
         labels=labels,
     )
     if labels:
-        out.logical_labels = logical_label_columns(logical)
+        read = _values(np.asarray(tensor.buffer)[walk.position]) if n else []
+        out.logical_labels = logical_label_columns(logical, walk.position, read)
         out.buffer_labels = buffer_label_columns(buffer, n)
     return out
 

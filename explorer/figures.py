@@ -25,7 +25,6 @@ import re
 from pathlib import Path
 
 from bokeh.core.properties import field
-from bokeh.layouts import column as bk_column
 from bokeh.layouts import row as bk_row
 from bokeh.models import (
     AllIndices,
@@ -34,6 +33,7 @@ from bokeh.models import (
     CDSView,
     ColumnDataSource,
     CustomJS,
+    CustomJSHover,
     Div,
     GlyphRenderer,
     HoverTool,
@@ -52,7 +52,7 @@ from bokeh.plotting import figure
 from . import columns as C
 from . import labels as L
 from .fields import DTYPE_BYTES
-from .steady import TAG as STEADY_TAG
+from .painting import CELLS_TAG, STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
@@ -64,6 +64,15 @@ CELL_FILL = 0.9
 #: The widest a figure is drawn at scale 1: the figures' column is 528 px wide on a
 #: 1280 px screen. A grid too wide for it at MIN_CELL scrolls inside its panel.
 LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
+
+
+#: Hover on a logical cell: the position element ``k`` reads (``@index{pos}``) or the value
+#: there (``@index{value}``), looked up in the frames and buffer sources.
+READ_JS = """
+const pos = frames.data.pos[special_vars.index]
+if (pos == null) return ""
+return format === "pos" ? pos : buffer.data.value[pos]
+"""
 
 
 def _figure(name: str, scale: LinearScale) -> figure:
@@ -217,6 +226,8 @@ class Figures:
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
+        #: What each figure's text alternative last said it is (see _draw_first_frame).
+        self._described: dict[str, str] = {}
         # Models that hold no state of their own: the browser builds a view of each for
         # every renderer or plot that uses it, so one of each serves both figures. Each is
         # a Bokeh model fewer for every renderer that shares it.
@@ -286,6 +297,7 @@ class Figures:
             height=CELL_FILL,
             fill_color=field("color"),
             line_color=None,
+            tags=[CELLS_TAG],  # painted one fill per colour (explorer/cells.mjs)
             **fill,
         )
         return self._draw(fig, glyph, source, name=name)
@@ -349,7 +361,7 @@ class Figures:
             syncable=False,
             sizing_mode="stretch_width",  # as wide as its column, wrapping its text
             height=44,
-            styles={"font-size": "14px"},
+            styles=_odometer_styles(14),
             css_classes=["candela-odometer-box"],
         )
         self.buttons = {
@@ -360,8 +372,18 @@ class Figures:
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
         tips = self.tooltips(concealed=False)
+        # What a logical cell reads is the walk's, not the cell's: its source holds only
+        # what the shape decides (explorer.columns.LOGICAL_KEYS), so hover looks it up.
+        reads = CustomJSHover(
+            args={"frames": self.frames_source, "buffer": self.buffer_source},
+            code=READ_JS,
+        )
         self.hover_tools = {
-            "logical": HoverTool(renderers=[self.logical_cells], tooltips=tips["logical"]),
+            "logical": HoverTool(
+                renderers=[self.logical_cells],
+                tooltips=tips["logical"],
+                formatters={"@index": reads},
+            ),
             "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tips["buffer"]),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
@@ -396,12 +418,17 @@ class Figures:
         for name, tool in self.hover_tools.items():
             tool.callback = traverse
             getattr(self, f"{name}_figure").add_tools(tool)
-        self.traversal = bk_column(
-            bk_row(*self.buttons.values(), self.speed_slider),
+        # One wrapping row, not a row inside a column (a model fewer): the buttons and the
+        # speed, the scrub slider where it fits (below them in a 528 px column), and the
+        # odometer on a line of its own.
+        self.traversal = bk_row(
+            *self.buttons.values(),
+            self.speed_slider,
             self.frame_slider,
             self.odometer,
             name="traversal",
             css_classes=["candela-traversal"],
+            styles={"flex-wrap": "wrap"},
         )
 
     # ------------------------------------------------------------------ drawing
@@ -418,7 +445,7 @@ class Figures:
             widget.update(
                 tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
             )
-        self.odometer.update(styles={"font-size": f"{px}px"}, height=round(44 * factor))
+        self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
 
     def set_unit(self, unit: str) -> None:
         """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
@@ -480,10 +507,10 @@ class Figures:
     @staticmethod
     def tooltips(concealed: bool) -> dict:
         """Each figure's hover text; while a question waits, no buffer position or reads."""
-        logical = [("index", "@index"), ("value", "@value")]
+        logical = [("index", "@index"), ("value", "@index{value}")]
         buffer = [("value", "@value")]
         if not concealed:
-            logical.append(("position", "@pos"))
+            logical.append(("position", "@index{pos}"))
             buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
         return {"logical": logical, "buffer": buffer}
 
@@ -514,10 +541,20 @@ class Figures:
         where = _plain_text(self.odometer.text)
         for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):
             alt = tags["alt"]
-            label = alt["hidden"][fig] if self.concealed else f"{alt[fig]}: {where}"
-            attrs = {"role": "img", "aria-label": label}
-            if figure_.html_attributes != attrs:
-                figure_.html_attributes = attrs
+            what = alt["hidden"][fig] if self.concealed else alt[fig]
+            # The browser keeps the current element in the label (traverse.mjs, describe),
+            # and any change to a plot's model repaints all of it: a new walk of the same
+            # figure (one that starts elsewhere) leaves the label to the browser.
+            if self._described.get(fig) == what:
+                continue
+            self._described[fig] = what
+            label = what if self.concealed else f"{what}: {where}"
+            figure_.html_attributes = {"role": "img", "aria-label": label}
+
+
+def _odometer_styles(px: int) -> dict:
+    # A line of its own in the wrapping traversal row.
+    return {"font-size": f"{px}px", "flex": "1 1 100%"}
 
 
 def _plain_text(markup: str) -> str:

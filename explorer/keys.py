@@ -15,7 +15,7 @@ from typing import Any
 import param
 from panel.custom import JSComponent
 
-from .steady import STEADY_JS
+from .painting import PAINTING_JS
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
@@ -34,8 +34,8 @@ class Keys(JSComponent):
         default=False, doc="Report the back and forward buttons (only when served)."
     )
 
-    # steady.mjs first: render() also installs the figures' steady repaints (explorer.steady).
-    _esm = STEADY_JS.read_text(encoding="utf-8") + "\n" + KEYS_JS.read_text(encoding="utf-8")
+    # The figures' painting first: render() also installs it (explorer.painting).
+    _esm = PAINTING_JS + "\n" + KEYS_JS.read_text(encoding="utf-8")
 
     def __init__(
         self,

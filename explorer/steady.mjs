@@ -15,7 +15,7 @@
 // keyboard component (explorer/keys.py), whose render() calls steady() — a component
 // costs every session two Bokeh models. Installing twice is a no-op.
 
-const TAG = "candela-steady"
+const STEADY_TAG = "candela-steady"
 
 function steady(Bokeh) {
   const PlotView = Bokeh?.Models?.get?.("Plot")?.prototype?.default_view
@@ -27,7 +27,7 @@ function steady(Bokeh) {
   // Bokeh applies one property at a time: each laid the page out and painted the plot
   // again. Once the message is applied (a microtask later) is soon enough, and once.
   PlotView.prototype.invalidate_layout = function () {
-    if (!this.model.tags?.includes?.(TAG)) return invalidate.call(this)
+    if (!this.model.tags?.includes?.(STEADY_TAG)) return invalidate.call(this)
     if (this.__candelaLayout) return
     this.__candelaLayout = true
     queueMicrotask(() => {
@@ -41,7 +41,7 @@ function steady(Bokeh) {
   // frame instead, the layout's paint and theirs are one.
   const afterLayout = PlotView.prototype._after_layout
   PlotView.prototype._after_layout = function () {
-    if (!this.model.tags?.includes?.(TAG)) return afterLayout.call(this)
+    if (!this.model.tags?.includes?.(STEADY_TAG)) return afterLayout.call(this)
     this.paint = () => this.schedule_paint()
     try {
       afterLayout.call(this)
@@ -53,7 +53,7 @@ function steady(Bokeh) {
     const needsPaint = this._needs_paint
     const invalidateAll = this._invalidate_all
     update.call(this)
-    if (this.model.tags?.includes?.(TAG)) {
+    if (this.model.tags?.includes?.(STEADY_TAG)) {
       this._needs_paint = needsPaint
       this._invalidate_all = invalidateAll
     }

@@ -4,8 +4,9 @@
 // happened (a button, a slider, the frames source, a hover tool): see `actionOf`.
 // All frames are precomputed on the server into `args.frames` (one row per
 // logical element in walk order: pos, prev, axis, delta); row k of
-// `args.logical` is logical element k and row p of `args.buffer` is buffer
-// position p, so a frame is a few array reads and no server round trip.
+// `args.logical` is logical element k (its cell: what the shape decides) and row p
+// of `args.buffer` is buffer position p, so a frame is a few array reads and no
+// server round trip.
 // Play state lives on this view's own frames source object: every explorer (and
 // every view of one) has its own, and a new document (a reload, a kernel restart)
 // starts afresh. Model ids are not used: they repeat across documents.
@@ -61,8 +62,22 @@ function paintMarks(args, st, fig) {
       })
     }
   }
-  args[`marks_${fig}`].data = rows
+  setData(args[`marks_${fig}`], rows)
 }
+
+// A source's data, set only when some column differs: a new object repaints the figure's
+// overlay layer, and a new walk starting where the last one did (a transpose of the same
+// shape) draws its first frame as it was. A layer painted is a canvas the browser copies
+// to the screen again (at 4,096 cells, over a megapixel each).
+function setData(source, rows) {
+  const old = source.data
+  const same = (a, b) => a != null && a.length === b.length && b.every((v, i) => a[i] === v)
+  const keys = Object.keys(rows)
+  if (keys.length === Object.keys(old).length && keys.every((k) => same(old[k], rows[k]))) return
+  source.data = rows
+}
+
+const noJump = () => ({x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []})
 
 function setMarks(args, st, mark, logical, buffer) {
   st.marks.logical[mark] = logical
@@ -129,7 +144,7 @@ export function render(args, k, sync = true) {
   const n = count(args)
   if (n === 0 || logical.data.x.length !== n) {
     setMarks(args, st, "cursor", [], [])
-    jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
+    setData(jump, noJump())
     if (n === 0) {
       setOdometer(args, '<span class="candela-odometer" role="status">no elements to walk</span>', true)
     }
@@ -165,7 +180,7 @@ export function render(args, k, sync = true) {
       color: [delta < 0 ? args.backward : args.forward],
     }
   } else {
-    jump.data = {x0: [], y0: [], x1: [], y1: [], cx0: [], cy0: [], cx1: [], cy1: [], color: []}
+    setData(jump, noJump())
   }
 
   const index = escape(logical.data.index[k])
@@ -237,26 +252,26 @@ function play(args, st) {
 }
 
 function hoverLogical(args, st, indices) {
-  const {logical, buffer} = args
-  if (indices.length === 0) {
+  const {logical, buffer, frames} = args
+  if (indices.length === 0 || frames.data.pos.length !== logical.data.x.length) {
     setMarks(args, st, "hover", [], [])
     return
   }
   const k = indices[0]
-  const pos = logical.data.pos[k]
+  const pos = frames.data.pos[k]
   setMarks(args, st, "hover", [[logical.data.x[k], logical.data.y[k], k, pos]],
     [[buffer.data.x[pos], buffer.data.y[pos], -1, pos]])
 }
 
 function hoverBuffer(args, st, indices) {
-  const {logical, buffer} = args
-  if (indices.length === 0) {
+  const {logical, buffer, frames} = args
+  if (indices.length === 0 || frames.data.pos.length !== logical.data.x.length) {
     setMarks(args, st, "hover", [], [])
     return
   }
   const p = indices[0]
   const cells = []
-  const pos = logical.data.pos
+  const pos = frames.data.pos
   for (let k = 0; k < pos.length; k++) {
     if (pos[k] === p) cells.push([logical.data.x[k], logical.data.y[k], k, p])
   }

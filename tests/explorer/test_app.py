@@ -55,11 +55,11 @@ def test_constructed_state_shows_in_the_fields():
 
 def test_setting_ops_updates_layout_fields_and_column_data():
     ex = Explorer(shape=(3, 4))
-    assert ex.figures.logical_source.data["pos"].tolist() == list(range(12))
+    assert ex.figures.frames_source.data["pos"].tolist() == list(range(12))
     ex.ops = ".transpose()"
     assert ex.layout.stride == (1, 4)
     assert field(ex, "shape") == "(4, 3)"
-    assert ex.figures.logical_source.data["pos"].tolist() == ex.layout.positions().tolist()
+    assert ex.figures.frames_source.data["pos"].tolist() == ex.layout.positions().tolist()
     assert ex.figures.frames_source.data["delta"].tolist()[3] == -7
     assert ex.editor.ops_input.value == ".transpose()"
 
@@ -78,7 +78,7 @@ def test_setting_ops_updates_layout_fields_and_column_data():
 )
 def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
     ex = Explorer(shape=(3, 4), ops=".transpose()")
-    before = (ex.layout, dict(ex.figures.logical_source.data), ex.fields_pane.object)
+    before = (ex.layout, dict(ex.figures.frames_source.data), ex.fields_pane.object)
     if "ops" in change and change["ops"].startswith(".view"):
         change = {"ops": ".transpose()" + change["ops"]}
     ex.param.update(**change)
@@ -86,7 +86,7 @@ def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
     assert words.split("`")[0] in error_text(ex)
     assert ex.layout == before[0]
     assert ex.fields_pane.object == before[2]
-    assert ex.figures.logical_source.data["pos"].tolist() == before[1]["pos"].tolist()
+    assert ex.figures.frames_source.data["pos"].tolist() == before[1]["pos"].tolist()
     ex.ops = ".transpose().slice(s[1:])"
     ex.shape = (3, 4)
     assert ex.error is None and error_text(ex) == ""
@@ -226,17 +226,19 @@ def _edit_events(ex: Explorer, doc: Document, ops: str) -> dict:
 def test_a_walk_only_edit_sends_no_column_that_did_not_change():
     # 64x64 walked another way: the cells stay where they are, so only the walk's own
     # columns travel (an unchanged column re-sent costs the browser a whole redraw of
-    # its glyph: the labels' 770 padded rows were once re-sent on every edit).
+    # its glyph: the labels' 770 padded rows were once re-sent on every edit). The
+    # logical cells' colours follow the walk's order, not its positions: the logical
+    # figure is sent nothing, and the browser does not paint it again.
     ex = Explorer(shape=(64, 64))
     doc = Document()
     doc.add_root(ex.__panel__().get_root(doc))
     for ops in (".transpose()", "", ".transpose()", ""):
         sent = _edit_events(ex, doc, ops)
-        assert sent["logical-source"] == {"pos", "value"}
         assert sent["buffer-source"] == {"first_reader", "color"}
         assert "frames-source" in sent  # always: new frames restart the walk
-        for name in ("labels-logical-source", "labels-buffer-source", "marks-logical-source",
-                     "marks-buffer-source", "jump-source", "logical-figure", "buffer-figure"):  # fmt: skip
+        for name in ("logical-source", "labels-logical-source", "labels-buffer-source",
+                     "marks-logical-source", "marks-buffer-source", "jump-source",
+                     "logical-figure", "buffer-figure"):  # fmt: skip
             assert name not in sent, name
     # A shape edit moves the logical cells, and leaves the buffer figure alone.
     sent = _edit_events(ex, doc, ".view((16, 256))")

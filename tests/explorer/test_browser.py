@@ -74,7 +74,7 @@ def test_op_through_widgets_then_typed_text_then_a_bad_op(open_explorer):
     page.wait_for_function("() => decodeURIComponent(location.search).includes('.narrow(0, 1, 2)')")
     # The buffer drawn in the browser follows: 4 of 12 cells read from position 4.
     page.wait_for_function(
-        model_js("const d = m('logical-source').data; return d.pos.length === 8 && d.pos[0] === 4")
+        model_js("const d = m('frames-source').data; return d.pos.length === 8 && d.pos[0] === 4")
     )
 
     ops = page.locator(".candela-ops-input input")
@@ -104,21 +104,20 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
     want = C.columns_for(apply(parse(".slice(s[::-1])"), Tensor.arange((3, 4)))[-1])
     page.wait_for_function(
         model_js(
-            f"return Array.from(m('logical-source').data.pos).join() === "
-            f"'{','.join(map(str, want.logical['pos'].tolist()))}'"
+            f"return Array.from(m('frames-source').data.pos).join() === "
+            f"'{','.join(map(str, want.frames['pos'].tolist()))}'"
         )
     )
     got = page.evaluate(
         model_js(
             "const l = m('logical-source').data, b = m('buffer-source').data;"
-            " return [Array.from(l.value), Array.from(l.index), Array.from(l.color),"
+            " return [Array.from(l.index), Array.from(l.color),"
             " Array.from(b.value), Array.from(b.color), Array.from(b.first_reader),"
             " (() => { const d = m('labels-logical-source').data;"
             " return d.text.filter((t, i) => d.kind[i] === 'pos_label'); })()]"
         )
     )
     assert got == [
-        list(want.logical["value"]),
         want.logical["index"],
         list(want.logical["color"]),
         list(want.buffer["value"]),
@@ -171,9 +170,8 @@ def test_an_edit_reaches_the_page_as_one_message_of_changed_columns(page, open_e
         assert len(patches) == 1, patches
         columns = {name: cols for kind, name, _, cols in patches[0]["events"]
                    if kind == "ColumnDataChanged"}  # fmt: skip
-        assert sorted(columns["logical-source"]) == ["pos", "value"]
         assert sorted(columns["buffer-source"]) == ["color", "first_reader"]
-        assert set(columns) == {"logical-source", "buffer-source", "frames-source"}
+        assert set(columns) == {"buffer-source", "frames-source"}
 
 
 def test_play_advances_the_highlighted_cells_together(open_explorer):
@@ -228,8 +226,8 @@ def test_hover_links_logical_and_buffer_cells(open_explorer):
     page = open_explorer("?shape=4&ops=.broadcast((3, 4))")
     data = page.evaluate(
         model_js(
-            "const d = m('logical-source').data;"
-            " return [Array.from(d.x), Array.from(d.y), Array.from(d.pos)]"
+            "const d = m('logical-source').data, f = m('frames-source').data;"
+            " return [Array.from(d.x), Array.from(d.y), Array.from(f.pos)]"
         )
     )
     xs, ys, pos = data
@@ -255,6 +253,27 @@ def test_hover_links_logical_and_buffer_cells(open_explorer):
     )
     expected = sorted([xs[i], ys[i]] for i in range(len(pos)) if pos[i] == 2)
     assert sorted(linked) == expected
+
+
+def test_hover_on_a_logical_cell_names_what_the_current_walk_reads_there(open_explorer):
+    # The logical cells' source holds only what the shape decides (the cell, the index):
+    # what a cell reads is looked up in the walk's frames, so it must follow a new walk
+    # over the same shape, which sends the logical figure nothing.
+    page = open_explorer("?shape=3,4")
+    tip = page.locator(".bk-tooltip-content", has_text="index").first
+    xs, ys = page.evaluate(
+        model_js("const d = m('logical-source').data; return [Array.from(d.x), Array.from(d.y)]")
+    )
+    ops = page.locator(".candela-ops-input input")
+    for text, reads in (("", 1), (".slice(s[::-1])", 9), (".slice(s[:, ::-1])", 2)):
+        ops.fill(text)
+        ops.press("Enter")
+        page.wait_for_function(model_js(f"return m('frames-source').data.pos[1] === {reads}"))
+        page.mouse.move(0, 0)
+        page.mouse.move(*_cell_point(page, "logical-figure", xs[1], ys[1]))  # index (0, 1)
+        expect(tip).to_contain_text("(0, 1)")
+        words = " ".join(tip.inner_text().split())
+        assert f"value: {reads}" in words and f"position: {reads}" in words, words
 
 
 def test_the_back_button_brings_back_the_state_of_the_url(open_explorer):
@@ -286,7 +305,7 @@ def test_changes_that_shrink_and_grow_the_tensor_raise_no_script_errors(open_exp
         ops.fill(text)
         ops.press("Enter")
         expect(page.locator(".candela-shape")).to_have_text(shape)
-        page.wait_for_function(model_js(f"return m('logical-source').data.pos.length === {count}"))
+        page.wait_for_function(model_js(f"return m('logical-source').data.x.length === {count}"))
         page.evaluate(two_paints)  # the new cells are drawn
     assert errors == []
 
@@ -351,6 +370,104 @@ def settle(page):
     # one, then two animation frames, by when every paint asked for has happened.
     page.wait_for_timeout(300)
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+#: Paint a figure's cells layer in full, with the explorer's painter of cells (its tag on
+#: the glyph) and with Bokeh's own (no tag): the fills each took, and inside the plot's
+#: frame (where the cells are) the largest difference of a colour byte between the two
+#: and the bytes that are not white.
+PAINT_BOTH_WAYS_JS = """async ([figure, renderer]) => {
+  const doc = Bokeh.documents[0];
+  const view = Bokeh.index.find_one(doc.get_model_by_name(figure));
+  const glyph = doc.get_model_by_name(renderer).glyph;
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const canvas = view.canvas_view.primary.canvas, ctx = canvas.getContext('2d');
+  const {left, top, width, height} = view.frame.bbox;
+  const paint = async (tags) => {
+    glyph.tags = tags;
+    let fills = 0;
+    const fill = ctx.fill;
+    ctx.fill = function (...a) { fills++; return fill.apply(this, a) };
+    view.request_paint();
+    await frames();
+    ctx.fill = fill;
+    return [fills, ctx.getImageData(left, top, width, height).data];
+  };
+  const tags = [...glyph.tags];
+  const [fast, ours] = await paint(tags);
+  const [slow, bokehs] = await paint([]);
+  glyph.tags = tags;
+  let most = 0, inked = 0;
+  for (let i = 0; i < ours.length; i++) {
+    most = Math.max(most, Math.abs(ours[i] - bokehs[i]));
+    if (ours[i] !== 255) inked++;
+  }
+  const cells = doc.get_model_by_name(renderer).data_source.data.x.length;
+  return {fast, slow, most, inked, cells};
+}"""
+
+
+@pytest.mark.parametrize(
+    "ops", [".transpose()", ".slice(s[::2])", ".slice(s[1]).broadcast((64, 64))"]
+)
+def test_the_cells_are_painted_one_fill_a_colour_with_the_pixels_bokeh_paints(open_explorer, ops):
+    # explorer/cells.mjs paints the cells of one colour as one path: read cells, the grey
+    # unread ones (another alpha), cells read many times. The same pixels, far fewer
+    # fills. Only where the anti-aliased edges of two cells of one colour meet in a pixel
+    # of the gap between them does one path cover it a shade differently from two fills
+    # (6 levels in 255 seen); a wrong colour, alpha or place differs by far more.
+    page = open_explorer(f"?shape=64,64&ops={ops}")
+    page.wait_for_function(model_js("return m('buffer-source').data.x.length === 4096"))
+    settle(page)
+    for figure, renderer in (
+        ("logical-figure", "logical-cells"),
+        ("buffer-figure", "buffer-cells"),
+    ):
+        got = page.evaluate(PAINT_BOTH_WAYS_JS, [figure, renderer])
+        assert got["inked"] > 0 and got["most"] <= 10, (figure, got)
+        assert got["slow"] >= got["cells"] > 0, (figure, got)  # Bokeh's: a fill a cell
+        assert got["fast"] <= 256, (figure, got)  # ours: a fill a colour
+
+
+#: Count each figure's paints of its cells layer (``_paint_primary``), in ``__cells``.
+CELL_PAINTS_JS = """() => {
+  const P = Bokeh.Models.get('Plot').prototype.default_view.prototype;
+  if (!P.__cellsCounted) {
+    P.__cellsCounted = true;
+    const primary = P._paint_primary;
+    P._paint_primary = function () {
+      window.__cells[this.model.name] = (window.__cells[this.model.name] ?? 0) + 1;
+      return primary.apply(this, arguments);
+    };
+  }
+  window.__cells = {};
+}"""
+
+
+def test_a_new_walk_of_the_same_shape_paints_only_the_buffer(open_explorer):
+    # At 4,096 cells there are no labels: the logical figure shows only where the cells
+    # are and their order, the same for every walk of a shape, so its cells are not
+    # painted again, nor its cursor while element 0 reads where it did; the buffer's
+    # colours change, so it is painted.
+    page = open_explorer("?shape=64,64")
+    page.wait_for_function(model_js("return m('buffer-source').data.x.length === 4096"))
+    settle(page)
+    ops = page.locator(".candela-ops-input input")
+    edits = ((".transpose()", "(1, 64)", True), ("", "(64, 1)", True),
+             (".slice(s[:, ::-1])", "(64, -1)", False))  # fmt: skip
+    for text, stride, same_start in edits:
+        page.evaluate(PAINTS_JS)
+        page.evaluate(CELL_PAINTS_JS)
+        ops.fill(text)
+        ops.press("Enter")
+        expect(page.locator(".candela-stride")).to_have_text(stride)
+        settle(page)
+        painted, cells = page.evaluate("() => [window.__paints, window.__cells]")
+        assert cells.get("buffer-figure", 0) >= 1 and "logical-figure" not in cells, (text, cells)
+        if same_start:  # the cursor stays: nothing of the logical figure is painted
+            assert "logical-figure" not in painted, (text, painted)
+        else:  # element 0 reads another position: the cursor layer alone is painted
+            assert painted.get("logical-figure", 0) >= 1, (text, painted)
 
 
 def test_figures_repaint_only_when_what_they_show_changes(open_explorer):

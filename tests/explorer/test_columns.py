@@ -83,8 +83,10 @@ def test_logical_columns_are_in_walk_order_with_values_read_from_the_buffer():
     cols = C.columns_for(t)
     # each index as Python prints it, in the walk's order
     assert cols.logical["index"] == [str(step.index) for step in t.layout.walk()]
-    assert cols.logical["pos"].tolist() == t.layout.positions().tolist()
-    assert list(cols.logical["value"]) == t.to_numpy().ravel().tolist()
+    # What element k reads: frame k's position, and the buffer's value there.
+    pos = cols.frames["pos"]
+    assert pos.tolist() == t.layout.positions().tolist()
+    assert [cols.buffer["value"][p] for p in pos] == t.to_numpy().ravel().tolist()
     # Row-major cells: x is the column, -y the row.
     assert cols.logical["x"].tolist()[:4] == [0, 1, 2, 0]
     assert cols.logical["y"].tolist()[:4] == [0, 0, 0, -1]
@@ -103,7 +105,29 @@ def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
     first = np.asarray(cols.buffer["first_reader"])
     for p in np.flatnonzero(reads):
         assert cols.buffer["color"][p] == cols.logical["color"][first[p]]
-        assert cols.logical["pos"][first[p]] == p
+        assert cols.frames["pos"][first[p]] == p
+
+
+@pytest.mark.parametrize(
+    "pipelines",
+    [
+        ("", ".slice(s[::-1])", ".slice(s[:, ::-1])", ".transpose().transpose()"),
+        (".transpose()", ".view((4, 3))", ".slice(s[::-1]).transpose()"),
+        (".slice(s[1]).broadcast((3, 4))", ".flip(0)", ".expand((3, 4))"),
+    ],
+)
+def test_the_logical_columns_are_the_same_for_every_walk_of_a_shape(pipelines):
+    # An edit that keeps the shape sends the logical figure nothing (and the browser does
+    # not paint its cells again) only because nothing in its columns depends on the walk.
+    tensors = [apply(parse(p), Tensor.arange((3, 4)))[-1] for p in pipelines]
+    assert len({tuple(t.layout.shape) for t in tensors}) == 1
+    assert len({tuple(t.layout.positions().tolist()) for t in tensors}) > 1  # walks differ
+    first = C.columns_for(tensors[0]).logical
+    for t in tensors[1:]:
+        logical = C.columns_for(t).logical
+        assert set(logical) == set(first)
+        for key, column in logical.items():
+            assert np.array_equal(np.asarray(column), np.asarray(first[key])), key
 
 
 def test_every_cell_of_a_nested_grid_has_its_own_place():
@@ -137,7 +161,8 @@ def test_above_the_detail_limit_only_a_summary_is_built():
 def test_labels_are_built_only_up_to_the_label_limit():
     small = C.columns_for(Tensor.arange((3, 4)).transpose())
     assert small.labels and small.logical_labels["pos_label"][:3] == ["@0", "@4", "@8"]
-    assert small.logical_labels["value_label"] == [str(v) for v in small.logical["value"]]
+    read = [small.buffer["value"][p] for p in small.frames["pos"]]
+    assert small.logical_labels["value_label"] == [str(v) for v in read]
     assert small.buffer_labels["pos_label"][:3] == ["0", "1", "2"]
     # Each label's text colour is the one for its cell's colour.
     text_for = dict(zip(C._PALETTE_RGBA.tolist(), C._PALETTE_TEXT.tolist()))
