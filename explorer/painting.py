@@ -5,7 +5,9 @@ tag), so other Bokeh plots on a notebook page paint as Bokeh made them:
 
 - ``steady.mjs``: Bokeh repaints every plot of a page in full whenever any part of
   the page is laid out again; figures tagged :data:`STEADY_TAG` repaint only when
-  their size, frame or data really changed.
+  their size, frame or data really changed, and their layout and paint never read
+  the page's computed style for CSS variables nobody sets (each read forced a style
+  recalculation of the whole page after an edit).
 - ``cells.mjs``: Bokeh paints a rectangle glyph one rectangle at a time (a path, a
   CSS colour and a fill each); glyphs tagged :data:`CELLS_TAG` are painted with one
   path and one fill per colour, the same pixels.

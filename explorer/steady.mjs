@@ -49,6 +49,21 @@ function steady(Bokeh) {
       delete this.paint // the prototype's again
     }
   }
+  // Bokeh looks for a plot's outline, background and border colours in CSS variables
+  // (--bk-outline-line-color, ...) before its own properties, with getComputedStyle, on
+  // every layout and paint. After an edit the page's styles are dirty (new text in the
+  // fields), so each look forced a style recalculation of the whole page: ~20 ms, more
+  // than once an edit. Neither Bokeh, Panel nor the explorer sets those variables: a
+  // tagged plot's visuals go straight to their properties.
+  const Visual = Bokeh.require?.("core/visuals/visual")?.VisualProperties
+  if (Visual != null && !Visual.prototype.__candelaSteady) {
+    const cssValue = Visual.prototype._get_css_value
+    Visual.prototype.__candelaSteady = true
+    Visual.prototype._get_css_value = function (name) {
+      if (this.obj?.model?.tags?.includes?.(STEADY_TAG)) return ""
+      return cssValue.call(this, name)
+    }
+  }
   PlotView.prototype._update_layout = function () {
     const needsPaint = this._needs_paint
     const invalidateAll = this._invalidate_all

@@ -470,6 +470,42 @@ def test_a_new_walk_of_the_same_shape_paints_only_the_buffer(open_explorer):
             assert painted.get("logical-figure", 0) >= 1, (text, painted)
 
 
+#: Count getComputedStyle calls on each figure's own element, in ``__styled``.
+STYLE_READS_JS = """() => {
+  if (!window.__styleCounted) {
+    window.__styleCounted = true;
+    const read = window.getComputedStyle;
+    window.getComputedStyle = function (el, ...rest) {
+      for (const name of ['logical-figure', 'buffer-figure']) {
+        const view = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
+        if (view != null && el === view.el) window.__styled[name] = (window.__styled[name] ?? 0) + 1;
+      }
+      return read.call(this, el, ...rest);
+    };
+  }
+  window.__styled = {};
+}"""
+
+
+def test_a_new_shape_lays_the_figures_out_without_reading_their_computed_style(open_explorer):
+    # Bokeh looks for a plot's outline and fill colours in CSS variables, reading the
+    # plot's computed style on every layout and paint; after an edit that forced a style
+    # recalculation of the whole page (~20 ms) more than once. steady.mjs skips it for the
+    # explorer's figures, which no CSS variable styles.
+    page = open_explorer("?shape=16,16")
+    settle(page)
+    ops = page.locator(".candela-ops-input input")
+    for text, shape in ((".view((4, 64))", "(4, 64)"), ("", "(16, 16)")):
+        page.evaluate(STYLE_READS_JS)
+        page.evaluate(PAINTS_JS)
+        ops.fill(text)
+        ops.press("Enter")
+        expect(page.locator(".candela-shape")).to_have_text(shape)
+        settle(page)
+        assert page.evaluate("() => window.__paints").get("logical-figure", 0) >= 1
+        assert page.evaluate("() => window.__styled") == {}
+
+
 def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
     page = open_explorer("?shape=16,16")
     settle(page)
