@@ -244,7 +244,7 @@ def burst_open(port: int, n: int) -> dict:
 
 
 async def _browser_edit(page, ops: str) -> float:
-    from bench_explorer import FIGURES, QUIET_MS, SETTLED
+    from bench_explorer import QUIET_MS, SETTLED
 
     box = page.locator(".candela-ops-input input")
     await box.fill(ops)
@@ -252,7 +252,8 @@ async def _browser_edit(page, ops: str) -> float:
     await box.press("Enter")
     await page.wait_for_function(f"() => window.__input.t.length > {n}")
     t0 = await page.evaluate(f"() => window.__input.t[{n}]")
-    await page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, list(FIGURES)], polling=50)
+    # Whichever figures paint: a new walk of the same shape paints only the buffer.
+    await page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, []], polling=50)
     return await page.evaluate("() => window.__paints.frame") - t0
 
 
@@ -290,6 +291,7 @@ async def edits(port: int, users: int, pages: int, rounds: int) -> dict:
             for k, res in enumerate(results):
                 if isinstance(res, BaseException):
                     out["errors"] += 1
+                    out.setdefault("first error", f"{type(res).__name__}: {res}"[:300])
                 else:
                     out["client_ms" if k < len(clients) else "page_ms"].append(res)
         for c in clients:
@@ -494,6 +496,8 @@ def main() -> None:
             f"{many['errors'] + solo['errors']}   goal p95 <= {GOALS['edit_p95_ms']} ms: "
             f"{goal(worst <= GOALS['edit_p95_ms'])}"
         )
+        if "first error" in many:
+            print(f"   first error: {many['first error']}")
 
         if args.pace > 0:
             paced_s = 20 if args.quick else 60
