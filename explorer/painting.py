@@ -10,7 +10,7 @@ tag), so other Bokeh plots on a notebook page paint as Bokeh made them:
   recalculation of the whole page after an edit).
 - ``cells.mjs``: Bokeh paints a rectangle glyph one rectangle at a time (a path, a
   CSS colour and a fill each); glyphs tagged :data:`CELLS_TAG` are painted with one
-  path and one fill per colour, the same pixels.
+  path and one fill per colour, the same pixels but for a shade at some cells' edges.
 
 Both run as part of the explorer's keyboard component (:class:`explorer.keys.Keys`),
 on every page an explorer is drawn on: a component of their own would cost every
