@@ -195,7 +195,9 @@ def buffer_width(n: int) -> int:
 #: does not paint its 4,096 cells again. What element ``k`` reads is ``frames["pos"][k]``,
 #: and its value ``buffer["value"][pos]``.
 LOGICAL_KEYS = ("x", "y", "index", "color")
-BUFFER_KEYS = ("x", "y", "pos", "value", "reads", "first_reader", "color", "alpha")
+#: What the buffer figure draws and hover shows; nothing the page does not use (which of
+#: the walk's elements reads a cell first decides its colour, and is not sent).
+BUFFER_KEYS = ("x", "y", "pos", "value", "reads", "color", "alpha")
 FRAME_KEYS = ("pos", "prev", "axis", "delta")
 # The cells' text labels live in sources of their own, filled only up to LABEL_LIMIT cells:
 # a text glyph costs the browser its font metrics for every row on every data change,
@@ -289,7 +291,8 @@ def logical_label_columns(logical: dict, position: np.ndarray, values) -> dict:
 
 
 def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
-    """One row per buffer position: its cell, value, who reads it and how often."""
+    """One row per buffer position: its cell, value, how often it is read, and its colour:
+    that of the first logical element reading it (the walk order), grey if none does."""
     buffer = np.asarray(tensor.buffer)
     size = len(buffer)
     pos = np.arange(size)
@@ -310,22 +313,21 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
         "pos": pos,
         "value": _values(buffer),
         "reads": reads,
-        "first_reader": first,
         "color": colors,
         "alpha": np.where(reads > 0, 1.0, 0.55),
     }
 
 
-def buffer_label_columns(buffer: dict, n: int) -> dict:
-    """Text drawn in each buffer cell: value in the middle, position top-left, ``×n`` reads.
+#: The text colour readable on each colour of the ramp.
+_TEXT_ON = dict(zip(_PALETTE_RGBA.tolist(), _PALETTE_TEXT.tolist()))
 
-    ``n`` is the number of logical elements, whose colour ramp the cells take.
-    """
+
+def buffer_label_columns(buffer: dict) -> dict:
+    """Text drawn in each buffer cell: value in the middle, position top-left, ``×n`` reads."""
     x, y = buffer["x"], buffer["y"]
-    first = np.asarray(buffer["first_reader"])
-    read = first >= 0
-    text = np.full(len(first), "#7f7f7f", dtype=object)
-    text[read] = _PALETTE_TEXT[_ramp(n)[first[read]]]
+    read = np.asarray(buffer["reads"]) > 0
+    text = np.full(len(read), "#7f7f7f", dtype=object)
+    text[read] = [_TEXT_ON[c] for c in np.asarray(buffer["color"])[read].tolist()]
     return {
         "x": x,
         "y": y,
@@ -426,7 +428,7 @@ def columns_for(
     if labels:
         read = _values(np.asarray(tensor.buffer)[walk.position]) if n else []
         out.logical_labels = logical_label_columns(logical, walk.position, read)
-        out.buffer_labels = buffer_label_columns(buffer, n)
+        out.buffer_labels = buffer_label_columns(buffer)
     return out
 
 

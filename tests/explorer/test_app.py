@@ -234,7 +234,7 @@ def test_a_walk_only_edit_sends_no_column_that_did_not_change():
     doc.add_root(ex.__panel__().get_root(doc))
     for ops in (".transpose()", "", ".transpose()", ""):
         sent = _edit_events(ex, doc, ops)
-        assert sent["buffer-source"] == {"first_reader", "color"}
+        assert sent["buffer-source"] == {"color"}
         assert "frames-source" in sent  # always: new frames restart the walk
         for name in ("logical-source", "labels-logical-source", "labels-buffer-source",
                      "marks-logical-source", "marks-buffer-source", "jump-source",

@@ -112,7 +112,7 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
         model_js(
             "const l = m('logical-source').data, b = m('buffer-source').data;"
             " return [Array.from(l.index), Array.from(l.color),"
-            " Array.from(b.value), Array.from(b.color), Array.from(b.first_reader),"
+            " Array.from(b.value), Array.from(b.color), Array.from(b.reads),"
             " (() => { const d = m('labels-logical-source').data;"
             " return d.text.filter((t, i) => d.kind[i] === 'pos_label'); })()]"
         )
@@ -122,7 +122,7 @@ def test_a_change_that_keeps_the_size_sends_only_new_columns_and_the_page_agrees
         list(want.logical["color"]),
         list(want.buffer["value"]),
         list(want.buffer["color"]),
-        want.buffer["first_reader"].tolist(),
+        want.buffer["reads"].tolist(),
         # labels: the real rows, then padding to one length that draws nothing
         want.logical_labels["pos_label"]
         + [""] * (C.LABEL_LIMIT - len(want.logical_labels["pos_label"])),
@@ -170,7 +170,7 @@ def test_an_edit_reaches_the_page_as_one_message_of_changed_columns(page, open_e
         assert len(patches) == 1, patches
         columns = {name: cols for kind, name, _, cols in patches[0]["events"]
                    if kind == "ColumnDataChanged"}  # fmt: skip
-        assert sorted(columns["buffer-source"]) == ["color", "first_reader"]
+        assert sorted(columns["buffer-source"]) == ["color"]
         assert set(columns) == {"buffer-source", "frames-source"}
 
 

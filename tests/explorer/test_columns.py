@@ -102,10 +102,9 @@ def test_buffer_columns_count_reads_and_grey_what_no_element_reads():
     )
     assert all(c == C.GREY_RGBA for c in np.asarray(cols.buffer["color"])[reads == 0])
     # A read cell takes the colour of the first logical element that reads it.
-    first = np.asarray(cols.buffer["first_reader"])
+    pos = cols.frames["pos"].tolist()
     for p in np.flatnonzero(reads):
-        assert cols.buffer["color"][p] == cols.logical["color"][first[p]]
-        assert cols.frames["pos"][first[p]] == p
+        assert cols.buffer["color"][p] == cols.logical["color"][pos.index(p)]
 
 
 @pytest.mark.parametrize(
@@ -167,6 +166,9 @@ def test_labels_are_built_only_up_to_the_label_limit():
     # Each label's text colour is the one for its cell's colour.
     text_for = dict(zip(C._PALETTE_RGBA.tolist(), C._PALETTE_TEXT.tolist()))
     assert [text_for[c] for c in small.logical["color"]] == list(small.logical_labels["text_color"])
+    sliced = C.columns_for(apply(parse(".slice(s[::2])"), Tensor.arange((4, 4)))[-1])
+    want = [text_for[c] if r else "#7f7f7f" for c, r in zip(sliced.buffer["color"].tolist(), sliced.buffer["reads"].tolist())]  # fmt: skip
+    assert list(sliced.buffer_labels["text_color"]) == want and "#7f7f7f" in want
     big = C.columns_for(Tensor.arange((64, 64)))
     assert not big.labels and len(big.logical["x"]) == 4096
     assert all(len(v) == 0 for v in {**big.logical_labels, **big.buffer_labels}.values())
