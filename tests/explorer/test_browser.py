@@ -351,17 +351,24 @@ def test_each_figure_has_a_text_alternative_that_follows_the_walk(open_explorer)
         )
 
 
+#: Count each figure's paints in ``__paints`` and, of them, the paints of its cells layer
+#: (``_paint_primary``, not only the cursor's layer) in ``__cells``.
 PAINTS_JS = """() => {
   const P = Bokeh.Models.get('Plot').prototype.default_view.prototype;
   if (!P.__counted) {
     P.__counted = true;
-    const paint = P._actual_paint;
-    P._actual_paint = function () {
-      window.__paints[this.model.name] = (window.__paints[this.model.name] ?? 0) + 1;
-      return paint.apply(this, arguments);
+    const count = (method, store) => {
+      const original = P[method];
+      P[method] = function () {
+        window[store][this.model.name] = (window[store][this.model.name] ?? 0) + 1;
+        return original.apply(this, arguments);
+      };
     };
+    count('_actual_paint', '__paints');
+    count('_paint_primary', '__cells');
   }
   window.__paints = {};
+  window.__cells = {};
 }"""
 
 
@@ -436,21 +443,6 @@ def test_the_cells_are_painted_one_fill_a_colour_with_the_pixels_bokeh_paints(op
         assert got["fast"] <= 256, (figure, got)  # ours: a fill a colour
 
 
-#: Count each figure's paints of its cells layer (``_paint_primary``), in ``__cells``.
-CELL_PAINTS_JS = """() => {
-  const P = Bokeh.Models.get('Plot').prototype.default_view.prototype;
-  if (!P.__cellsCounted) {
-    P.__cellsCounted = true;
-    const primary = P._paint_primary;
-    P._paint_primary = function () {
-      window.__cells[this.model.name] = (window.__cells[this.model.name] ?? 0) + 1;
-      return primary.apply(this, arguments);
-    };
-  }
-  window.__cells = {};
-}"""
-
-
 def test_a_new_walk_of_the_same_shape_paints_only_the_buffer(open_explorer):
     # At 4,096 cells there are no labels: the logical figure shows only where the cells
     # are and their order, the same for every walk of a shape, so its cells are not
@@ -464,7 +456,6 @@ def test_a_new_walk_of_the_same_shape_paints_only_the_buffer(open_explorer):
              (".slice(s[:, ::-1])", "(64, -1)", False))  # fmt: skip
     for text, stride, same_start in edits:
         page.evaluate(PAINTS_JS)
-        page.evaluate(CELL_PAINTS_JS)
         ops.fill(text)
         ops.press("Enter")
         expect(page.locator(".candela-stride")).to_have_text(stride)
