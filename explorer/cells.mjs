@@ -17,9 +17,11 @@
 
 const CELLS_TAG = "candela-cells"
 
-function plainRects(view, data) {
-  const {line, hatch} = view.visuals
-  const {angle, border_radius: r} = {...view, ...data}
+// Drawn simply: no stroke, no hatch, no angle, no rounded corners (`d`: the view's
+// mapped columns, as Bokeh's own _paint reads them).
+function plainRects(visuals, d) {
+  const {line, hatch} = visuals
+  const {angle, border_radius: r} = d
   return !line.doit && !hatch.doit && angle?.is_Scalar?.() && angle.value === 0 &&
     r != null && !r.top_left && !r.top_right && !r.bottom_right && !r.bottom_left
 }
@@ -30,11 +32,11 @@ function cells(Bokeh) {
   const paint = RectView.prototype._paint
   RectView.prototype.__candelaCells = true
   RectView.prototype._paint = function (ctx, indices, data) {
-    if (!this.model.tags?.includes?.(CELLS_TAG) || !plainRects(this, data)) {
-      return paint.call(this, ctx, indices, data)
-    }
+    if (!this.model.tags?.includes?.(CELLS_TAG)) return paint.call(this, ctx, indices, data)
+    const d = {...this, ...data}
+    if (!plainRects(this.visuals, d)) return paint.call(this, ctx, indices, data)
     const {fill} = this.visuals
-    const {sx0, sy1, swidth, sheight} = {...this, ...data}
+    const {sx0, sy1, swidth, sheight} = d
     // The cells of each fill, by colour and alpha (a packed RGBA colour is a number).
     const groups = new Map()
     for (const i of indices) {
