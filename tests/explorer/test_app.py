@@ -161,6 +161,46 @@ def test_step_selection_shows_before_and_after():
     assert "after:  (2, 3):(1, 4) adj (-7, 4) offset 1" in ex.editor.step_pane.object
 
 
+@pytest.mark.parametrize(
+    "edits",
+    [
+        ["", ".transpose()", "", ".transpose().narrow(0, 1, 2)", ".transpose()"],
+        [".flip(0)", ".flip(0).flip(1)", ".flip(0).flip(1)", "", ".flip(1)"],
+    ],
+)
+def test_every_edit_shows_its_last_step_once(edits):
+    """After each edit (or a new unit) the step list ends at the last step, which is shown,
+    and shown once: a second rendering of the step is an edit's work done twice. Drawn
+    into a document, as served: Panel's select then changes a value missing from new
+    options itself, before the editor sets it."""
+    ex = Explorer(shape=(3, 4))
+    doc = Document()
+    doc.add_root(ex.__panel__().get_root(doc))
+    ed = ex.editor
+    shown = []
+    render = ed._show_step
+    ed._show_step = lambda: (shown.append(ed.step_select.value), render())[1]
+    for n, change in enumerate([*edits, "unit"]):
+        if change == "unit":
+            ed.step_select.value = 1 if ex.result.steps else 0  # an earlier step chosen
+            shown.clear()
+            ex.unit = "float32"
+        else:
+            shown.clear()
+            ex.ops = change
+        steps = ex.result.steps
+        assert list(ed.step_select.options.values()) == (list(range(1, len(steps) + 1)) or [0])
+        assert ed.step_select.value == len(steps)
+        if ex.ops == (edits[n - 1] if n else "") and change != "unit":
+            assert shown == []  # nothing new: nothing shown again
+            continue
+        assert shown == [len(steps)], (change, shown)
+        if steps:
+            assert "after:" in ed.step_pane.object and ed.step_pane.object.count("before:") == 1
+        else:
+            assert "no steps yet" in ed.step_pane.object
+
+
 def test_strides_in_bytes_for_a_chosen_dtype():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     ex.unit = "float32"

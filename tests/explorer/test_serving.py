@@ -349,6 +349,37 @@ def test_the_answer_to_an_edit_is_sent_without_waiting_for_the_websocket(
     assert sleeps == [], sleeps
 
 
+def test_an_edit_from_the_page_leaves_panels_busy_state_alone(explorer_server):
+    # Panel counts each change from a page as busy work, through process-wide parameters
+    # (``pn.state.busy``): a tenth of an edit's server time. The explorer shows no busy
+    # indicator, so its boxes' changes are not counted.
+    import panel as pn
+
+    from explorer.testing import BokehClient, run_in_thread
+
+    flips: list[bool] = []
+    watcher = pn.state.param.watch(lambda e: flips.append(e.new), "busy")
+    port = urlsplit(explorer_server).port
+
+    async def edits() -> list[float]:
+        client = BokehClient(port)
+        await client.open("/?shape=3,4")
+        times = [await client.edit(ops) for ops in (".transpose()", "", ".flip(0)")]
+        event = {"kind": "ModelChanged", "attr": "value", "new": "4,5"}
+        event["model"] = {"id": client.model_id("candela-shape-input")}
+        await client.send("PATCH-DOC", {"events": [event]})
+        await client.drain(0.5)
+        await client.close()
+        return times
+
+    try:
+        times = run_in_thread(edits)
+    finally:
+        pn.state.param.unwatch(watcher)
+    assert len(times) == 3  # each edit's new column data came back
+    assert flips == [], flips
+
+
 #: The "Performance" issue's budget of Bokeh models a session sends its page: each one is
 #: built, serialised, sent and turned into views on every page load.
 MODEL_BUDGET = 100
