@@ -257,6 +257,57 @@ async def _browser_edit(page, ops: str) -> float:
     return await page.evaluate("() => window.__paints.frame") - t0
 
 
+#: Counts the Bokeh messages a page sends the server (their content frames).
+SENT_HOOK = """
+(() => {
+  window.__sent = 0
+  const send = WebSocket.prototype.send
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === "string" && data.startsWith('{"events"')) window.__sent += 1
+    return send.call(this, data)
+  }
+})()
+"""
+
+
+async def typed_edits(server: Server, n: int) -> dict:
+    """One Chromium page editing as a student does: ``.transpose()`` typed a key at a time
+    (50 ms apart), Enter, then the box emptied (select all, Backspace, Enter); ``n`` edits.
+    The server's CPU and the page's messages per edit, each edit's answer drawn and the
+    page quiet before the next."""
+    from bench_explorer import PAINT_HOOK, QUIET_MS, SETTLED
+    from playwright.async_api import async_playwright
+
+    from explorer.testing import CHROMIUM, CHROMIUM_ARGS
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+        await page.add_init_script(PAINT_HOOK)
+        await page.add_init_script(SENT_HOOK)
+        await page.goto(f"http://{HOST}:{server.port}/?shape=64,64")
+        await page.wait_for_function(SETTLED, arg=[0, QUIET_MS, []], polling=50)
+        server.wait_idle()  # the page it took from those built ahead is built again first
+        await page.locator(".candela-ops-input input").click()
+        cpu, sent = 0.0, 0
+        for i in range(n + 1):  # the first warms up
+            c0, m0 = server.cpu_s(), await page.evaluate("() => window.__sent")
+            await page.keyboard.press("Control+a")
+            if i % 2 == 0:
+                await page.keyboard.type(".transpose()", delay=50)
+            else:
+                await page.keyboard.press("Backspace")
+            t0 = await page.evaluate("() => performance.now()")
+            await page.keyboard.press("Enter")
+            await page.wait_for_function(SETTLED, arg=[t0, QUIET_MS, []], polling=50)
+            await asyncio.sleep(0.5)  # what the page sends after the paint (its new URL)
+            if i:
+                cpu += server.cpu_s() - c0
+                sent += await page.evaluate("() => window.__sent") - m0
+        await browser.close()
+    return {"cpu_ms": cpu / n * 1000, "messages": sent / n}
+
+
 async def edits(port: int, users: int, pages: int, rounds: int) -> dict:
     """``rounds`` of every session editing at once; latencies of clients and pages."""
     from bench_explorer import FIGURES, INPUT_HOOK, PAINT_HOOK, QUIET_MS, SETTLED
@@ -474,6 +525,13 @@ def main() -> None:
             f"\n== concurrent edits at 64x64 ({rounds} rounds; a round = every session "
             f"types .transpose() or clears it at once); {edit_procs or 1} server process(es)"
         )
+        if pages:
+            typed = asyncio.run(typed_edits(server, rounds))
+            print(
+                f"1 Chromium page, edits as typed (`.transpose()` a key at a time and Enter, "
+                f"then emptied): server CPU {typed['cpu_ms']:.0f} ms an edit; the page sent "
+                f"{typed['messages']:.1f} messages an edit"
+            )
         solo = asyncio.run(edits(server.port, 1, 0, rounds))
         many = asyncio.run(edits(server.port, users, pages, rounds))
         s, c, pg = solo["client_ms"], many["client_ms"], many["page_ms"]

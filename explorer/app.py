@@ -418,10 +418,13 @@ def app() -> pn.viewable.Viewable:
     ahead of its request (:mod:`explorer.pool`) has no session yet: it opens its
     URL once it has one (:func:`open_page`).
     """
+    from explorer.export import page_icons
+
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
+        doc.template_variables.update(page_icons())
         if _served():
             open_page(doc)
     return ex.__panel__()

@@ -130,12 +130,17 @@ def export_html(st, title: str = "Candela Explorer") -> str:
         patch_inline_stylesheets(element)
     out = io.StringIO()
     resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
-    save(doc, out, title=title, resources=resources, template_variables=_icons())
+    save(doc, out, title=title, resources=resources, template_variables=page_icons())
     return out.getvalue()
 
 
-def _icons() -> dict:
-    # Panel's page template links its icons to the CDN unless given these.
+def page_icons() -> dict:
+    """The page's icons, in the page itself (template variables of Panel's page).
+
+    Panel's page template links its icons to the CDN (the offline page) or to the
+    server's ``/favicon.ico``, which is sent without a cache header: the browser
+    asked for it again after every edit, when the page's URL changed.
+    """
     import base64
 
     from panel.io.resources import DIST_DIR

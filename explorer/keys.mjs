@@ -10,7 +10,8 @@
 // message, since the lesson lives there. Nothing fires while the student types in
 // a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
-// figures' painting rules (steady.mjs and cells.mjs, the first parts of its module).
+// figures' painting rules (steady.mjs and cells.mjs) and the boxes' typing rule
+// (enter_box.mjs), the first parts of its module.
 
 const TEXT_TYPES = new Set([
   "text", "search", "number", "email", "password", "tel", "url", "date", "time", "",
@@ -88,9 +89,10 @@ function isShown(el) {
 }
 
 export function render({model, view}) {
-  // From steady.mjs and cells.mjs, which come first in this module (explorer.painting).
+  // From steady.mjs, cells.mjs and enter_box.mjs, which come first in this module.
   steady(globalThis.Bokeh)
   cells(globalThis.Bokeh)
+  enterBox(globalThis.Bokeh)
   let root = null
   let active = false // this explorer was the last one clicked, or holds the focus
   const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))

@@ -15,6 +15,7 @@ from typing import Any
 import param
 from panel.custom import JSComponent
 
+from .enter_box import ENTER_BOX_JS
 from .painting import PAINTING_JS
 from .style import CSS
 
@@ -34,8 +35,11 @@ class Keys(JSComponent):
         default=False, doc="Report the back and forward buttons (only when served)."
     )
 
-    # The figures' painting first: render() also installs it (explorer.painting).
-    _esm = PAINTING_JS + "\n" + KEYS_JS.read_text(encoding="utf-8")
+    # The figures' painting and the boxes' typing first: render() also installs them
+    # (explorer.painting, explorer.enter_box).
+    _esm = "\n".join(
+        [PAINTING_JS, ENTER_BOX_JS.read_text(encoding="utf-8"), KEYS_JS.read_text(encoding="utf-8")]
+    )
 
     def __init__(
         self,

@@ -532,3 +532,76 @@ def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
     box = page.locator("[aria-label^='Logical grid']").bounding_box()
     assert page.evaluate(model_js("return m('logical-figure').width")) != width
     assert abs(box["width"] - page.evaluate(model_js("return m('logical-figure').width"))) <= 1
+
+
+#: Records what the page sends the server: the content frame of each Bokeh message.
+SENT_JS = """() => {
+  window.__sent = []
+  const send = WebSocket.prototype.send
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === "string" && data.startsWith('{"events"')) window.__sent.push(data)
+    return send.call(this, data)
+  }
+}"""
+
+
+def _sent(page) -> list[str]:
+    return page.evaluate("() => window.__sent.splice(0)")
+
+
+def test_typing_in_a_box_tells_the_server_nothing_until_enter(open_explorer, explorer_server):
+    # Each key used to send the server the box's text, and Enter an event of its own:
+    # 14 messages, more of the server's time than the edit, for `.transpose()` typed.
+    import tornado.web
+
+    asked: list[str] = []
+    log_request = tornado.web.Application.log_request
+
+    def record(self, handler):
+        asked.append(handler.request.uri)
+        return log_request(self, handler)
+
+    tornado.web.Application.log_request = record
+    try:
+        page = open_explorer("?shape=3,4")
+        page.evaluate(SENT_JS)
+        for box, text, field, shown in [
+            (".candela-ops-input input", ".transpose()", ".candela-stride", "(1, 4)"),
+            (".candela-shape-input input", "4,5", ".candela-shape", "(5, 4)"),
+        ]:
+            page.locator(box).click()
+            page.locator(box).press("Control+a")
+            page.keyboard.type(text, delay=20)
+            page.wait_for_timeout(300)  # what each key would have sent is out by now
+            assert _sent(page) == []
+            expect(page.locator(box)).to_have_value(text)  # the page keeps what was typed
+            page.keyboard.press("Enter")
+            expect(page.locator(field)).to_have_text(shown)
+            page.wait_for_function("() => window.__sent.length > 0")
+            sent = _sent(page)
+            values = [m for m in sent if '"attr":"value"' in m]
+            assert len(values) == 1 and json_new(values[0]) == text, sent
+            assert not [m for m in sent if "value_input" in m or "enter-pressed" in m], sent
+        # An argument box: typed, then "add step" clicked; the step uses what was typed.
+        page.locator(".candela-ops button", has_text="narrow").click()
+        page.locator(".candela-arg-narrow-2 input").click()
+        page.locator(".candela-arg-narrow-2 input").press("Control+a")
+        page.keyboard.type("2", delay=20)
+        page.locator(".candela-add-step button").click()
+        expect(page.locator(".candela-ops-input input")).to_have_value(
+            ".transpose().narrow(0, 0, 2)"
+        )
+        assert not [m for m in _sent(page) if "value_input" in m or "enter-pressed" in m]
+        # The page's icon is in the page: no request for it after a new URL.
+        page.wait_for_function("() => location.search.includes('narrow')")
+        page.wait_for_timeout(500)
+        assert not [uri for uri in asked if "favicon" in uri], asked
+    finally:
+        tornado.web.Application.log_request = log_request
+
+
+def json_new(message: str):
+    import json
+
+    (event,) = json.loads(message)["events"]
+    return event["new"]

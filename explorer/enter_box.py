@@ -1,0 +1,42 @@
+"""A text box the server hears from only when Enter (or leaving it) applies its text.
+
+Panel's text box sends the server its text after every key (``value_input``) and,
+on Enter, an event of its own, each a message and a few milliseconds of the
+server's time: typing ``.transpose()`` and pressing Enter was 14 messages, more
+of the server's time than the edit itself, and a class of 30 typing at once
+queued them all. The explorer's boxes act on their ``value`` alone, which the box
+sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
+``TextInput`` that
+
+- keeps what is typed in the page (``enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
+  its ``value_input`` is not kept up to date on the server);
+- does not ask for the Enter event;
+- is not counted as Panel's busy work (``pn.state.busy``, process-wide parameters
+  updated for every change from a page): the explorer shows no busy indicator.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import panel as pn
+
+#: The CSS class that keeps a box's typing in the page.
+ENTER_BOX_CLASS = "candela-enter-box"
+#: Defines ``enterBox(Bokeh)``, which installs the rule once per browser page; part of
+#: the keyboard component's module (:class:`explorer.keys.Keys`).
+ENTER_BOX_JS = Path(__file__).with_name("enter_box.mjs")
+
+
+class EnterBox(pn.widgets.TextInput):
+    """Panel's ``TextInput``, heard from on Enter or leaving it (see the module)."""
+
+    _busy__ignore = ["value", "value_input"]
+
+    def __init__(self, **params) -> None:
+        params["css_classes"] = [*params.get("css_classes", []), ENTER_BOX_CLASS]
+        super().__init__(**params)
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        # TextInput's own adds its Enter event to the model its base class builds.
+        return super(pn.widgets.TextInput, self)._get_model(doc, root, parent, comm)
