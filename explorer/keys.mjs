@@ -79,6 +79,27 @@ function lone(explorer) {
   return all.length === 1 && all[0] === explorer
 }
 
+// On a page whose URL an explorer owns (served: `follow_history`), the server writes
+// the URL through Panel's Location, which then sends the server the whole new URL
+// (`href`) after each change: a message, and 5-10 ms of the server's time an edit, for
+// a value nothing there reads (the back and forward buttons come as messages of their
+// own, below). There the page's Location keeps `href` in the page.
+function keepHrefInPage(doc) {
+  for (const location of doc?.all_models ?? []) {
+    if (location.type !== "panel.models.location.Location" || location._candelaHref) continue
+    try {
+      Object.defineProperty(location, "href", {
+        get() { return location.properties.href.get_value() },
+        set(value) { location.setv({href: value}, {sync: false}) },
+        configurable: true,
+      })
+      location._candelaHref = true
+    } catch (error) {
+      console.warn("candela: the page's URL is sent back as Panel sends it", error)
+    }
+  }
+}
+
 function contains(root, path) {
   return root != null && path.includes(root)
 }
@@ -150,6 +171,9 @@ export function render({model, view}) {
     event.preventDefault()
     event.stopPropagation()
   }
+
+  if (model.follow_history) keepHrefInPage(view.model.document)
+  model.on("follow_history", () => model.follow_history && keepHrefInPage(view.model.document))
 
   // Back and forward change the URL: tell the server, which follows it without a reload.
   const onPop = () => {

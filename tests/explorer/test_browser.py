@@ -549,9 +549,10 @@ def _sent(page) -> list[str]:
     return page.evaluate("() => window.__sent.splice(0)")
 
 
-def test_typing_in_a_box_tells_the_server_nothing_until_enter(open_explorer, explorer_server):
-    # Each key used to send the server the box's text, and Enter an event of its own:
-    # 14 messages, more of the server's time than the edit, for `.transpose()` typed.
+def test_an_edit_sends_the_server_one_message(open_explorer, explorer_server):
+    # Each key used to send the server the box's text, Enter an event of its own, and the
+    # new URL came back from the page: 15 messages, more of the server's time than the
+    # edit, for `.transpose()` typed. Now the box's value alone (and a figure's new size).
     import tornado.web
 
     asked: list[str] = []
@@ -565,9 +566,9 @@ def test_typing_in_a_box_tells_the_server_nothing_until_enter(open_explorer, exp
     try:
         page = open_explorer("?shape=3,4")
         page.evaluate(SENT_JS)
-        for box, text, field, shown in [
-            (".candela-ops-input input", ".transpose()", ".candela-stride", "(1, 4)"),
-            (".candela-shape-input input", "4,5", ".candela-shape", "(5, 4)"),
+        for box, text, field, shown, url in [
+            (".candela-ops-input input", ".transpose()", ".candela-stride", "(1, 4)", "ops=.t"),
+            (".candela-shape-input input", "4,5", ".candela-shape", "(5, 4)", "shape=4,5"),
         ]:
             page.locator(box).click()
             page.locator(box).press("Control+a")
@@ -577,11 +578,12 @@ def test_typing_in_a_box_tells_the_server_nothing_until_enter(open_explorer, exp
             expect(page.locator(box)).to_have_value(text)  # the page keeps what was typed
             page.keyboard.press("Enter")
             expect(page.locator(field)).to_have_text(shown)
-            page.wait_for_function("() => window.__sent.length > 0")
-            sent = _sent(page)
-            values = [m for m in sent if '"attr":"value"' in m]
-            assert len(values) == 1 and json_new(values[0]) == text, sent
-            assert not [m for m in sent if "value_input" in m or "enter-pressed" in m], sent
+            # The new URL is shown, and not sent back to the server, which wrote it.
+            page.wait_for_function(f"() => location.search.includes({url!r})")
+            page.wait_for_timeout(300)
+            sent = [m for m in _sent(page) if not _sizes_only(m)]  # a figure's new size
+            assert len(sent) == 1 and '"attr":"value"' in sent[0], sent
+            assert json_new(sent[0]) == text
         # An argument box: typed, then "add step" clicked; the step uses what was typed.
         page.locator(".candela-ops button", has_text="narrow").click()
         page.locator(".candela-arg-narrow-2 input").click()
@@ -598,6 +600,13 @@ def test_typing_in_a_box_tells_the_server_nothing_until_enter(open_explorer, exp
         assert not [uri for uri in asked if "favicon" in uri], asked
     finally:
         tornado.web.Application.log_request = log_request
+
+
+def _sizes_only(message: str) -> bool:
+    import json
+
+    attrs = {e.get("attr", "") for e in json.loads(message)["events"]}
+    return all(a.startswith(("inner_", "outer_")) for a in attrs)
 
 
 def json_new(message: str):
