@@ -403,6 +403,29 @@ def test_a_key_moves_only_the_explorer_it_was_pressed_in(lab):
     assert_offline_and_clean(offline)
 
 
+def test_a_pipeline_typed_in_a_notebook_applies_on_enter(lab):
+    # The boxes keep what is typed in the page (enter_box.mjs): the kernel hears the text
+    # on Enter, through the notebook's comm as a server would through its WebSocket.
+    # Both explorers: the first one's boxes are drawn before any explorer's scripts run.
+    offline, page, _ = lab
+    for i in range(explorers(page).count()):
+        ex = explorers(page).nth(i)
+        shape = ex.locator(".candela-shape").first
+        was = shape.inner_text()
+        box = ex.locator(".candela-ops-input input").first
+        for text in (".transpose()", ""):
+            box.click()
+            box.press("Control+a")
+            page.keyboard.type(text or "x", delay=20)
+            if not text:
+                page.keyboard.press("Backspace")
+            expect(box).to_have_value(text)
+            page.keyboard.press("Enter")
+            want = was if not text else "(" + ", ".join(reversed(was[1:-1].split(", "))) + ")"
+            expect(shape).to_have_text(want, timeout=10_000)
+    assert_offline_and_clean(offline)
+
+
 def test_restart_and_run_all_draws_everything_again(restarted):
     offline, page, _ = restarted
     assert_drawn(page)
