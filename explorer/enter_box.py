@@ -10,7 +10,8 @@ sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
 
 - keeps what is typed in the page (``enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
   its ``value_input`` is not kept up to date on the server);
-- does not ask for the Enter event;
+- does not ask for the Enter event: the page applies the text on Enter itself, also
+  where a notebook takes Enter's keydown (and the box's change event) for its own;
 - is not counted as Panel's busy work (``pn.state.busy``, process-wide parameters
   updated for every change from a page): the explorer shows no busy indicator.
 """
