@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import html
 import io
 import os
@@ -139,17 +140,23 @@ def page_icons() -> dict:
 
     Panel's page template links its icons to the CDN (the offline page) or to the
     server's ``/favicon.ico``, which is sent without a cache header: the browser
-    asked for it again after every edit, when the page's URL changed.
+    asked for it again after every edit, when the page's URL changed. The icon is
+    read once per process (every served session asks for it).
     """
+    return dict(_icons())
+
+
+@functools.cache
+def _icons() -> tuple[tuple[str, str], ...]:
     import base64
 
     from panel.io.resources import DIST_DIR
 
     png = (Path(DIST_DIR) / "images" / "icon-32x32.png").read_bytes()
-    return {
-        "app_favicon": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
-        "apple_icon": "data:,",
-    }
+    return (
+        ("app_favicon", "data:image/png;base64," + base64.b64encode(png).decode("ascii")),
+        ("apple_icon", "data:,"),
+    )
 
 
 def save_html(ex, path: str | os.PathLike, title: str = "Candela Explorer") -> Path:
