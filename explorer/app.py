@@ -31,6 +31,7 @@ from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
+from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
 from explorer.url import Location, UrlSync
@@ -211,19 +212,19 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _build_panes(self) -> None:
         self.editor = Editor(self)
-        self.error_pane = pn.pane.HTML(
+        self.error_pane = QuickHTML(
             '<div class="candela-error"></div>', stylesheets=[CSS], sizing_mode="stretch_width",
             margin=(0, 10),
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
-        self.fields_pane = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.summary_pane = pn.pane.Markdown(
             "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
         )
-        self.buffer_heading = pn.pane.HTML("", stylesheets=[CSS])
-        self.logical_heading = pn.pane.HTML("", stylesheets=[CSS])
-        self.legend = pn.pane.HTML(legend_html(), stylesheets=[CSS])
-        self.title = pn.pane.HTML(
+        self.buffer_heading = QuickHTML("", stylesheets=[CSS])
+        self.logical_heading = QuickHTML("", stylesheets=[CSS])
+        self.legend = QuickHTML(legend_html(), stylesheets=[CSS])
+        self.title = QuickHTML(
             title_html(), stylesheets=[CSS], sizing_mode="stretch_width",
             styles={"flex": "1 1 100%"},  # a line of its own in the view's wrapping row
         )  # fmt: skip

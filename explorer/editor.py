@@ -18,6 +18,7 @@ from .enter_box import EnterBox
 from .fields import UNITS, layout_line
 from .ops import REGISTRY
 from .pipeline import PipelineError, format_step, parse
+from .quick import QuickHTML, QuickSelect
 from .state import ExplorerState, StateError, parse_shape, shape_text
 from .style import CSS
 
@@ -73,22 +74,22 @@ class Editor:
             stylesheets=[":host .bk-btn-group { flex-wrap: wrap; } .bk-btn { flex: 0 0 auto; }"],
             sizing_mode="stretch_width",
         )
-        self.op_help = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.op_help = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.arg_row = pn.Row()
         self.add_button = pn.widgets.Button(
             label="add step", color="primary", css_classes=["candela-add-step"],
             width=90, align="end",
         )  # fmt: skip
-        self.step_select = pn.widgets.Select(
+        self.step_select = QuickSelect(
             label="show step", options={}, width=260, css_classes=["candela-step-select"]
         )
-        self.step_pane = pn.pane.HTML(
+        self.step_pane = QuickHTML(
             "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
         )
         #: The op chooser and its argument boxes, and the step list: parts of the controls
         #: column, each on its own (a column around them would be a model more a session).
         self.builder = [
-            pn.pane.HTML('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
+            QuickHTML('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
             self.op_choice,
             self.op_help,
             self.arg_row,  # the op's argument boxes and the add button

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import panel as pn
 
+from .quick import Quick
+
 #: The CSS class that keeps a box's typing in the page.
 ENTER_BOX_CLASS = "candela-enter-box"
 #: Defines ``enterBox(Bokeh)``, which installs the rule once per browser page; part of
@@ -29,7 +31,7 @@ ENTER_BOX_CLASS = "candela-enter-box"
 ENTER_BOX_JS = Path(__file__).with_name("enter_box.mjs")
 
 
-class EnterBox(pn.widgets.TextInput):
+class EnterBox(Quick, pn.widgets.TextInput):
     """Panel's ``TextInput``, heard from on Enter or leaving it (see the module)."""
 
     _busy__ignore = ["value", "value_input"]
