@@ -240,6 +240,9 @@ def download_button(st, **params):
     import panel as pn
 
     def page() -> io.BytesIO:
+        # Named for the state at the click (Panel reads the name after this call), not
+        # renamed at every edit: that was a widget update, ~1 ms of the server's time.
+        button.filename = export_name(st)
         return io.BytesIO(export_html(st).encode("utf-8"))
 
     defaults = {
@@ -251,7 +254,6 @@ def download_button(st, **params):
         "embed": False,
     }
     button = pn.widgets.FileDownload(callback=page, **{**defaults, **params})
-    st.param.watch(lambda e: setattr(button, "filename", export_name(st)), ["result"])
     return button
 
 

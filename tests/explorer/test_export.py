@@ -52,7 +52,8 @@ def test_download_button_hands_out_the_current_state():
     data = ex.download_button.callback().getvalue().decode("utf-8")
     assert_self_contained(data)
     assert ".narrow(1, 1, 3)" in data
-    assert ex.download_button.filename.endswith(".html")
+    # Named for the state at the click: the button was made before the edit.
+    assert ex.download_button.filename == "candela-2x5-narrow.html"
 
 
 def test_cli_export(tmp_path, capsys):
@@ -200,7 +201,13 @@ def test_offline_page_plays_scrubs_and_hovers(offline):
 
 @pytest.mark.browser
 def test_download_button_in_the_served_app(open_explorer):
-    page = open_explorer("?shape=2,3&ops=.transpose()")
+    from playwright.sync_api import expect
+
+    page = open_explorer("?shape=2,3")
+    ops = page.locator(".candela-ops-input input")
+    ops.fill(".transpose()")
+    ops.press("Enter")  # the page is named for the state at the click, not when it opened
+    expect(page.locator(".candela-shape")).to_have_text("(3, 2)")
     with page.expect_download() as info:
         page.locator(".candela-download button, .candela-download a").first.click()
     download = info.value
