@@ -349,6 +349,44 @@ def test_the_answer_to_an_edit_is_sent_without_waiting_for_the_websocket(
     assert sleeps == [], sleeps
 
 
+def test_an_edits_answer_goes_to_the_socket_in_one_write(explorer_server, monkeypatch):
+    # Bokeh's protocol sends a message as a dozen WebSocket frames (at 64x64 an edit's
+    # answer carries five binary columns: 13 frames), and each was its own write to the
+    # socket. The answer is written at once; Bokeh's reply to the page's message (three
+    # frames, written by Bokeh) is the rest.
+    from tornado.iostream import IOStream
+
+    from explorer.testing import BokehClient, run_in_thread
+
+    writes: list[int] = []
+    write = IOStream.write
+
+    def counted(self, data, *args, **kwargs):
+        if len(data) > 1 and data[0] in (0x81, 0x82) and not data[1] & 0x80:
+            writes.append(len(data))  # a WebSocket frame from the server (a client's is masked)
+        return write(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(IOStream, "write", counted)
+    port = urlsplit(explorer_server).port
+
+    async def edits() -> list[list[int]]:
+        client = BokehClient(port)
+        await client.open("/?shape=64,64")
+        each = []
+        for ops in (".transpose()", "", ".flip(0)"):
+            await client.drain(0.3)
+            writes.clear()
+            await client.edit(ops)  # returns once the new column data is in, decoded
+            await client.drain(0.3)
+            each.append(list(writes))
+        await client.close()
+        return each
+
+    for sizes in run_in_thread(edits):
+        assert len(sizes) <= 4, sizes  # Bokeh's 3-frame reply, then the whole answer
+        assert max(sizes) > 4 * 4096, sizes  # the answer's column data went in one write
+
+
 def test_an_edit_from_the_page_leaves_panels_busy_state_alone(explorer_server):
     # Panel counts each change from a page as busy work, through process-wide parameters
     # (``pn.state.busy``): a tenth of an edit's server time. The explorer shows no busy
