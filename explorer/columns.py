@@ -6,12 +6,19 @@ frames of the traversal and the text of the fields — is computed here from a
 can be tested on its own and stays fast at 65,536 elements. Row ``k`` of the
 logical columns and of the frames is logical element ``k`` (row-major order,
 the order of the walk); row ``p`` of the buffer columns is buffer position ``p``.
+
+:func:`columns_for` keeps the columns of the last few tensors it drew (a class
+following one lesson draws the same few states, each at every student's edit);
+what it returns is shared, and nothing changes it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -390,10 +397,66 @@ def summarize(walk: Walk, buffer_size: int) -> dict:
     }
 
 
+#: How many tensors' columns :func:`columns_for` keeps (~0.4 MB each at 64x64).
+KEPT = 16
+_kept: OrderedDict[tuple, Columns] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
 def columns_for(
     tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT
 ) -> Columns:
-    """Everything to draw for ``tensor``; above ``detail_limit`` only a summary."""
+    """Everything to draw for ``tensor``; above ``detail_limit`` only a summary.
+
+    The same layout over the same buffer values is the same columns: those of the
+    last :data:`KEPT` tensors are kept and given again (shared: nothing changes them;
+    their arrays are read-only). A tensor of another dtype than numbers is worked out
+    each time.
+    """
+    key = _key(tensor, detail_limit, label_limit)
+    if key is not None:
+        with _kept_lock:
+            found = _kept.get(key)
+            if found is not None:
+                _kept.move_to_end(key)
+                return found
+    out = _columns(tensor, detail_limit, label_limit)
+    if key is not None:
+        _freeze(out)
+        with _kept_lock:
+            _kept[key] = out
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    return out
+
+
+def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
+    buffer = np.asarray(tensor.buffer)
+    if buffer.dtype.kind not in "biuf":  # bytes that say nothing of the values
+        return None
+    layout = tensor.layout
+    values = hashlib.blake2b(np.ascontiguousarray(buffer).tobytes(), digest_size=16).digest()
+    return (
+        tuple(layout.shape),
+        tuple(layout.stride),
+        layout.offset,
+        buffer.dtype.str,
+        buffer.shape,
+        values,
+        detail_limit,
+        label_limit,
+    )
+
+
+def _freeze(cols: Columns) -> None:
+    for data in (cols.logical, cols.buffer, cols.frames, cols.tiles, cols.logical_labels,
+                 cols.buffer_labels):  # fmt: skip
+        for column in data.values():
+            if isinstance(column, np.ndarray):
+                column.flags.writeable = False
+
+
+def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
     layout = tensor.layout
     walk = walk_arrays(layout)
     grid = grid_for(tuple(layout.shape))

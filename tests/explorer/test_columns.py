@@ -262,3 +262,68 @@ def test_flag_reasons_point_at_the_first_break_of_the_walk():
     assert "broadcast" in transposed_reason(broadcast)
     assert "in order" in contiguous_reason(Layout((3, 4)))
     assert "0 or 1" in contiguous_reason(Layout((1,)))
+
+
+# --------------------------------------------------------------------------- kept columns
+
+
+def same_columns(a: C.Columns, b: C.Columns) -> bool:
+    def same(x: dict, y: dict) -> bool:
+        return x.keys() == y.keys() and all(
+            np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f")
+            if isinstance(x[k], np.ndarray)
+            else list(x[k]) == list(y[k])
+            for k in x
+        )
+
+    parts = ("logical", "buffer", "frames", "tiles", "logical_labels", "buffer_labels")
+    return all(same(getattr(a, p), getattr(b, p)) for p in parts) and (
+        a.grid,
+        a.buffer_cols,
+        a.buffer_rows,
+        a.labels,
+        a.summary,
+    ) == (b.grid, b.buffer_cols, b.buffer_rows, b.labels, b.summary)
+
+
+layouts = st.tuples(
+    st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple),
+    st.integers(0, 2),
+    st.booleans(),
+    st.sampled_from(["int64", "int32", "float64", "bool"]),
+    st.integers(0, 2),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(layouts, min_size=1, max_size=25))
+def test_kept_columns_are_the_columns_of_the_tensor_asked_for(specs):
+    # A law: whatever was drawn before, columns_for(t) is what working t out afresh gives.
+    # Tensors here differ only in stride, offset, dtype or values, never in shape alone,
+    # so a key that left one of them out gives another tensor's columns.
+    for shape, offset, flip, dtype, values in specs:
+        n = math.prod(shape)
+        buffer = (np.arange(n + 2) * (values + 1) - values).astype(dtype)
+        layout = Layout(shape).with_offset(offset)  # two spare cells: offsets 0..2 fit
+        if flip and len(shape) > 1:
+            layout = layout.transpose()
+        tensor = Tensor(buffer, layout)
+        assert same_columns(
+            C.columns_for(tensor), C._columns(tensor, C.DETAIL_LIMIT, C.LABEL_LIMIT)
+        )
+
+
+def test_kept_columns_are_shared_read_only_and_bounded():
+    first = C.columns_for(Tensor.arange((3, 4)).transpose())
+    assert C.columns_for(Tensor.arange((3, 4)).transpose()) is first  # another tensor, same
+    with pytest.raises(ValueError):
+        first.buffer["pos"][0] = 7  # shared between sessions: nobody may change it
+    for n in range(1, C.KEPT + 5):
+        C.columns_for(Tensor.arange((n, 2)))
+    assert len(C._kept) == C.KEPT
+    assert C.columns_for(Tensor.arange((3, 4)).transpose()) is not first  # long forgotten
+
+
+def test_a_tensor_of_python_objects_is_worked_out_each_time():
+    tensor = Tensor(np.array([1, "a", 2.5, None], dtype=object), Layout((2, 2)))
+    assert C.columns_for(tensor) is not C.columns_for(tensor)
