@@ -57,6 +57,7 @@ the compressed bytes of static files, keyed by path and content hash.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from tornado.httputil import HTTPHeaders
@@ -404,51 +405,92 @@ def _answer_at_once() -> None:
 
 
 def one_write_per_message() -> None:
-    """A message Panel sends a page (an edit's answer) goes to the socket in one write.
+    """A message to a page goes to its socket in one write: an edit's answer, Bokeh's replies.
 
     Bokeh's protocol sends a message as several WebSocket frames (header,
-    metadata, content, then a header and the bytes of each binary column), and
-    Panel wrote each frame to the socket as soon as it was made: 13 system calls
-    for an edit's answer, each waking the page's connection, ~2 ms of the
-    server's time. The frames are made as Panel makes them (Tornado's framing
-    and compression) and written together, byte for byte the same on the wire.
-    ``dispatch_tornado`` and the connection's ``stream`` have no public handle;
-    if they move, each frame is written as before.
+    metadata, content, then a header and the bytes of each binary column).
+    Panel wrote each frame of an edit's answer to the socket as soon as it was
+    made (13 system calls at 64x64, each waking the page's connection), and
+    Bokeh writes its reply to each message a page sends frame by frame, giving
+    way to the event loop after each. The frames are made as before (Tornado's
+    framing and compression) and written together, byte for byte the same on
+    the wire. ``dispatch_tornado``, ``Message.send``'s order of frames and the
+    connection's ``stream`` and ``write_lock`` have no public handle; if they
+    move, each frame is written as before.
     """
+    from bokeh.protocol.message import Message
     from panel.io import document
 
     dispatch = document.dispatch_tornado
     if getattr(dispatch, "_candela", False):
         return
+    send = Message.send
 
     def dispatch_tornado(conn, events=None, msg=None):
         socket = getattr(conn, "_socket", None)
-        stream = getattr(getattr(socket, "ws_connection", None), "stream", None)
-        write = getattr(stream, "write", None)
-        if write is None or "write" in vars(stream):
+        if _stream(socket) is None:
             return dispatch(conn, events, msg)
-        frames: list[bytes] = []
+        framed, written = _in_one_write(socket, lambda: dispatch(conn, events, msg))
+        return framed if written is None else [*framed, written]
 
-        def collect(data: bytes):
-            frames.append(data)
-            done = asyncio.get_running_loop().create_future()
-            done.set_result(None)
-            return done
+    async def send_at_once(self, conn):
+        if _stream(conn) is None or not hasattr(conn, "write_lock"):
+            return await send(self, conn)
+        from tornado.websocket import WebSocketHandler
 
-        stream.write = collect
-        try:
-            framed = dispatch(conn, events, msg)
-        finally:
-            del stream.write
-        if not frames:
-            return framed
-        try:
-            return [*framed, write(b"".join(frames))]
-        except StreamClosedError:  # as Tornado's own write_message says it
-            raise WebSocketClosedError() from None
+        with await conn.write_lock.acquire():
+            parts = [(self.header_json, False), (self.metadata_json, False)]
+            parts.append((self.content_json, False))
+            for buffer in self._buffers:
+                parts += [(json.dumps(buffer.ref), False), (buffer.to_bytes(), True)]
+
+            def frames() -> None:
+                for data, binary in parts:
+                    WebSocketHandler.write_message(conn, data, binary)
+
+            _, written = _in_one_write(conn, frames)
+            if written is not None:
+                await written
+            return sum(len(data) for data, _ in parts)
 
     dispatch_tornado._candela = True
     document.dispatch_tornado = dispatch_tornado
+    Message.send = send_at_once
+
+
+def _stream(socket):
+    """The Tornado stream under a WebSocket handler, if it is open and not already collecting."""
+    stream = getattr(getattr(socket, "ws_connection", None), "stream", None)
+    if stream is None or "write" in vars(stream) or not hasattr(stream, "write"):
+        return None
+    return stream
+
+
+def _in_one_write(socket, make):
+    """``make()``'s result, with every frame it writes to ``socket`` written at once.
+
+    Returns the result and the future of that one write (None when nothing was written).
+    """
+    stream = _stream(socket)
+    write, frames = stream.write, []
+
+    def collect(data):
+        frames.append(bytes(data))
+        done = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
+
+    stream.write = collect
+    try:
+        result = make()
+    finally:
+        del stream.write
+    if not frames:
+        return result, None
+    try:
+        return result, write(b"".join(frames))
+    except StreamClosedError:  # as Tornado's own write_message says it
+        raise WebSocketClosedError() from None
 
 
 def light_unlock() -> None:
