@@ -327,3 +327,21 @@ def test_kept_columns_are_shared_read_only_and_bounded():
 def test_a_tensor_of_python_objects_is_worked_out_each_time():
     tensor = Tensor(np.array([1, "a", 2.5, None], dtype=object), Layout((2, 2)))
     assert C.columns_for(tensor) is not C.columns_for(tensor)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**40), 2**40) | st.integers(-200, 200), min_size=1, max_size=20))
+def test_compact_integers_keep_their_values_in_the_fewest_bits(values):
+    column = np.array(values, dtype=np.int64)
+    small = C._compact({"c": column})["c"]
+    assert small.tolist() == values
+    narrower = [t for t in (np.int8, np.int16, np.int32) if np.dtype(t).itemsize < small.itemsize]
+    assert all(min(values) < np.iinfo(t).min or max(values) > np.iinfo(t).max for t in narrower)
+
+
+def test_the_walk_at_64x64_is_sent_in_16_bits():
+    frames = C.columns_for(Tensor.arange((64, 64)).transpose()).frames
+    assert {k: frames[k].dtype.itemsize for k in ("pos", "prev", "delta")} == dict.fromkeys(
+        ("pos", "prev", "delta"), 2
+    )
+    assert frames["axis"].dtype.itemsize == 1
