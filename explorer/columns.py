@@ -535,6 +535,8 @@ def _same_column(a, b) -> bool:
     # NaN equals NaN here: the labels sources pad with NaN positions (rows that draw
     # nothing), and a NaN that never equalled itself re-sent both 770-row label columns
     # on every edit, for the browser to measure every label again.
+    if a is b:  # kept columns and labels are shared: the same object is the same column
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (
             isinstance(a, np.ndarray)

@@ -500,7 +500,7 @@ class Figures:
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         self._draw_first_frame(cols, n)
         self.cells = cells
-        labels = L.label_rows(self.label_blocks(cols, cells, self.concealed))
+        labels = L.rows_for(cols, cells, self.scale, self.offset_at, self.concealed)
         _set_data(self.labels_logical, labels["logical"])
         _set_data(self.labels_buffer, labels["buffer"])
 

@@ -15,6 +15,9 @@ ships them so and pads them in the browser, as :func:`label_rows` does here).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from . import columns as C
@@ -128,6 +131,44 @@ def label_blocks(
 def label_rows(blocks: dict) -> dict:
     """Each figure's labels source data: its blocks, each padded to its fixed size."""
     return {fig: _join([padded_block(k, r) for k, r in b]) for fig, b in blocks.items()}
+
+
+#: How many drawings' label rows :func:`rows_for` keeps.
+KEPT = 16
+_kept: OrderedDict[tuple, tuple] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def rows_for(
+    cols: C.Columns,
+    cells: dict[str, float],
+    scale: float,
+    offset_at: tuple[float, float] | None,
+    concealed: bool,
+) -> dict:
+    """``label_rows(label_blocks(...))`` of these arguments, kept for the last few drawings.
+
+    Columns are kept and shared (:func:`explorer.columns.columns_for`), so the same
+    columns drawn at the same cell sizes are the same labels: about a thousand padded
+    rows at 64x64, built again at every student's edit before. What it returns is
+    shared; nothing changes it.
+    """
+    key = (id(cols), tuple(sorted(cells.items())), scale, offset_at, concealed)
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None and found[0] is cols:  # the key's id is that object's
+            _kept.move_to_end(key)
+            return found[1]
+    rows = label_rows(label_blocks(cols, cells, scale, offset_at, concealed))
+    for data in rows.values():
+        for column in data.values():
+            if isinstance(column, np.ndarray):
+                column.flags.writeable = False
+    with _kept_lock:
+        _kept[key] = (cols, rows)  # holding cols keeps its id from naming another
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return rows
 
 
 def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_at) -> list:

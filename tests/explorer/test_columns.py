@@ -267,17 +267,19 @@ def test_flag_reasons_point_at_the_first_break_of_the_walk():
 # --------------------------------------------------------------------------- kept columns
 
 
-def same_columns(a: C.Columns, b: C.Columns) -> bool:
-    def same(x: dict, y: dict) -> bool:
-        return x.keys() == y.keys() and all(
-            np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f")
-            if isinstance(x[k], np.ndarray)
-            else list(x[k]) == list(y[k])
-            for k in x
-        )
+def same_data(x: dict, y: dict) -> bool:
+    """Two sources' data hold the same columns (NaN equals NaN)."""
+    return x.keys() == y.keys() and all(
+        np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f")
+        if isinstance(x[k], np.ndarray)
+        else list(x[k]) == list(y[k])
+        for k in x
+    )
 
+
+def same_columns(a: C.Columns, b: C.Columns) -> bool:
     parts = ("logical", "buffer", "frames", "tiles", "logical_labels", "buffer_labels")
-    return all(same(getattr(a, p), getattr(b, p)) for p in parts) and (
+    return all(same_data(getattr(a, p), getattr(b, p)) for p in parts) and (
         a.grid,
         a.buffer_cols,
         a.buffer_rows,
@@ -345,3 +347,32 @@ def test_the_walk_at_64x64_is_sent_in_16_bits():
         ("pos", "prev", "delta"), 2
     )
     assert frames["axis"].dtype.itemsize == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", ".transpose()", ".slice(s[1:, ::2])", ".view((2, 6))"]),
+            st.sampled_from([0.0, 20.0, 40.0, 60.0]),
+            st.sampled_from([1.0, 1.5]),
+            st.booleans(),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_kept_label_rows_are_the_rows_of_the_drawing_asked_for(draws):
+    # A law, as for kept columns: whatever was drawn before, the rows given are those
+    # worked out afresh for these columns, cell sizes, scale, offset marker and concealment.
+    from explorer import labels as L
+
+    for ops, cell, scale, offset, concealed in draws:
+        cols = C.columns_for(apply(parse(ops), Tensor.arange((3, 4)))[-1])
+        cells = {"logical": cell, "buffer": cell / 2}
+        at = (1.0, 0.5) if offset else None
+        kept = L.rows_for(cols, cells, scale, at, concealed)
+        fresh = L.label_rows(L.label_blocks(cols, cells, scale, at, concealed))
+        assert kept.keys() == fresh.keys()
+        assert all(same_data(kept[fig], fresh[fig]) for fig in fresh)
