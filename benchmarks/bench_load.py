@@ -19,7 +19,11 @@ and noisy). The app is served by the command line (``python -m explorer
    value as a PATCH-DOC, time until the server's answer carrying the new
    column data arrives); the rest are Chromium pages, timed from the Enter to
    the frame after the last paint of both figures, as in bench_explorer.py.
-   The same rounds with a single session give the baseline and the ratio.
+   The same rounds with a single session give the baseline and the ratio,
+   and with WebSocket clients only (no browser painting on the machine that
+   serves), the server's answer alone. For each, the CPU the rounds took:
+   the server's, this process's, and the rest of the machine's (the Chromium
+   pages), so a figure on a small machine shows who it was waiting on.
    Then the same sessions editing at their own pace (``--pace S``): each
    edits again a random time after its last answer, S seconds on average
    (a class at work rather than all at the same instant).
@@ -309,8 +313,19 @@ async def typed_edits(server: Server, n: int) -> dict:
     return {"cpu_ms": statistics.mean(cpu), "cpu_median_ms": med(cpu), "messages": sent / n}
 
 
-async def edits(port: int, users: int, pages: int, rounds: int) -> dict:
-    """``rounds`` of every session editing at once; latencies of clients and pages."""
+def machine_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy (all cores, from /proc/stat)."""
+    with contextlib.suppress(OSError, ValueError):
+        ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # - idle, iowait
+    return float("nan")
+
+
+async def edits(server: Server, users: int, pages: int, rounds: int) -> dict:
+    """``rounds`` of every session editing at once; latencies of clients and pages, and the
+    CPU the timed rounds took: the server's, this process's (the WebSocket clients and the
+    pages' driver), and the rest of the machine's (the Chromium pages, and anything else)."""
+    port = server.port
     from bench_explorer import FIGURES, INPUT_HOOK, PAINT_HOOK, QUIET_MS, SETTLED
     from playwright.async_api import async_playwright
 
@@ -332,6 +347,8 @@ async def edits(port: int, users: int, pages: int, rounds: int) -> dict:
         for i in range(0, len(clients), 10):  # open 10 at a time: opening is not what is timed
             await asyncio.gather(*(c.open() for c in clients[i : i + 10]))
         for r in range(rounds + 1):  # the first round warms up
+            if r == 1:
+                cpu0 = (server.cpu_s(), time.process_time(), machine_cpu_s())
             ops = ".transpose()" if r % 2 == 0 else ""
             results = await asyncio.gather(
                 *(c.edit(ops) for c in clients),
@@ -346,10 +363,27 @@ async def edits(port: int, users: int, pages: int, rounds: int) -> dict:
                     out.setdefault("first error", f"{type(res).__name__}: {res}"[:300])
                 else:
                     out["client_ms" if k < len(clients) else "page_ms"].append(res)
+        srv, me, machine = (server.cpu_s(), time.process_time(), machine_cpu_s())
+        if rounds:
+            out["cpu_s"] = {"server": srv - cpu0[0], "clients": me - cpu0[1]}
+            out["cpu_s"]["rest"] = machine - cpu0[2] - sum(out["cpu_s"].values())
         for c in clients:
             await c.close()
         await browser.close()
     return out
+
+
+def cpu_line(found: dict, users: int, rounds: int) -> str:
+    """Where the timed rounds' CPU went, per edit: the server, the clients, the rest."""
+    cpu = found.get("cpu_s")
+    if not cpu:
+        return ""
+    per = {k: v / (users * rounds) * 1000 for k, v in cpu.items()}
+    return (
+        f"   CPU an edit during the rounds: server {per['server']:.1f} ms, this process "
+        f"(WebSocket clients, pages' driver) {per['clients']:.1f} ms, the rest of the "
+        f"machine (the Chromium pages, anything else) {per['rest']:.1f} ms"
+    )
 
 
 async def paced_edits(port: int, users: int, pace_s: float, seconds: float) -> dict:
@@ -534,12 +568,21 @@ def main() -> None:
                 f"{typed['cpu_median_ms']:.0f}); the page sent "
                 f"{typed['messages']:.1f} messages an edit"
             )
-        solo = asyncio.run(edits(server.port, 1, 0, rounds))
-        many = asyncio.run(edits(server.port, users, pages, rounds))
+        solo = asyncio.run(edits(server, 1, 0, rounds))
+        alone = asyncio.run(edits(server, users, 0, rounds)) if pages else None
+        many = asyncio.run(edits(server, users, pages, rounds))
         s, c, pg = solo["client_ms"], many["client_ms"], many["page_ms"]
         print(
             f"1 session (WebSocket client):      p50 {p(s, 0.5):5.0f} ms, p95 {p(s, 0.95):5.0f} ms"
         )
+        if alone is not None:
+            a = alone["client_ms"]
+            print(
+                f"{users} sessions, all WebSocket clients (no browser on this machine): "
+                f"p50 {p(a, 0.5):5.0f} ms, p95 {p(a, 0.95):5.0f} ms, max "
+                f"{max(a, default=float('nan')):.0f} ms; errors {alone['errors']}"
+            )
+            print(cpu_line(alone, users, rounds))
         print(
             f"{users} sessions, {users - pages} WebSocket clients: p50 {p(c, 0.5):5.0f} ms, "
             f"p95 {p(c, 0.95):5.0f} ms, max {max(c, default=float('nan')):.0f} ms "
@@ -550,6 +593,7 @@ def main() -> None:
                 f"{users} sessions, {pages} Chromium pages:   p50 {p(pg, 0.5):5.0f} ms, "
                 f"p95 {p(pg, 0.95):5.0f} ms (Enter -> frame after the last paint)"
             )
+        print(cpu_line(many, users, rounds))
         worst = p(c + pg, 0.95)
         print(
             f"ratio p95 {users} sessions / 1 session: {p(c, 0.95) / p(s, 0.95):.1f}x; errors "
