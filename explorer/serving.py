@@ -40,8 +40,9 @@ the benchmarks) starts from :func:`server_settings` and calls
   WebSocket busy and Panel sent it 10 ms later: over a quarter of the 40 ms
   an edit took on the server.
 - **A change from a page unlocks only what is locked** (:func:`light_unlock`).
-- **One write per message** (:func:`one_write_per_message`): an edit's answer,
-  a dozen WebSocket frames, goes to the socket in one write, not one a frame.
+- **One write per message** (:func:`one_write_per_message`): an edit's answer
+  (a dozen WebSocket frames) and Bokeh's reply to each message from a page go
+  to the socket in one write each, not one a frame.
 
 - **Only its own names** (:func:`host_check`): a request whose ``Host`` is
   not a name the server is reached at (the same list its WebSocket accepts as
