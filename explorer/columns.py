@@ -397,7 +397,7 @@ def summarize(walk: Walk, buffer_size: int) -> dict:
     }
 
 
-#: How many tensors' columns :func:`columns_for` keeps (~0.4 MB each at 64x64).
+#: How many tensors' columns :func:`columns_for` keeps (~0.2 MB each at 64x64).
 KEPT = 16
 _kept: OrderedDict[tuple, Columns] = OrderedDict()
 _kept_lock = threading.Lock()
