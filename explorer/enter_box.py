@@ -10,8 +10,10 @@ sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
 
 - keeps what is typed in the page (``enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
   its ``value_input`` is not kept up to date on the server);
-- does not ask for the Enter event: the page applies the text on Enter itself, also
-  where a notebook takes Enter's keydown (and the box's change event) for its own;
+- does not ask for the Enter event when served: the page applies the text on Enter
+  itself, also where a notebook takes Enter's keydown (and the box's change event) for
+  its own. In a notebook it asks for it too: there a box can be typed into before the
+  page's rule has loaded;
 - is not counted as Panel's busy work (``pn.state.busy``, process-wide parameters
   updated for every change from a page): the explorer shows no busy indicator.
 """
@@ -41,5 +43,11 @@ class EnterBox(Quick, pn.widgets.TextInput):
         super().__init__(**params)
 
     def _get_model(self, doc, root=None, parent=None, comm=None):
+        if comm is not None:
+            # A notebook takes Enter's keydown, so the box's change event does not come,
+            # and the page's Enter rule is loaded with the explorer's scripts, seconds
+            # after the boxes are drawn: until then Enter only works through the Enter
+            # event. One message more an Enter, in a notebook with one user.
+            return super()._get_model(doc, root, parent, comm)
         # TextInput's own adds its Enter event to the model its base class builds.
         return super(pn.widgets.TextInput, self)._get_model(doc, root, parent, comm)
