@@ -443,16 +443,8 @@ def open_page(doc) -> None:
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
-    from explorer.serving import (
-        immediate_changes,
-        light_unlock,
-        no_browser_info,
-        unparsed_location,
-    )
+    from explorer.serving import lean_process
 
-    no_browser_info()
-    unparsed_location()
-    immediate_changes()
-    light_unlock()
+    lean_process()
     pn.extension()
     app().servable(title="Candela Explorer")

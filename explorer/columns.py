@@ -17,11 +17,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .kept import Kept, freeze
 
 #: Up to this many logical elements (and buffer cells) are drawn cell by cell.
 DETAIL_LIMIT = 4096
@@ -399,8 +399,7 @@ def summarize(walk: Walk, buffer_size: int) -> dict:
 
 #: How many tensors' columns :func:`columns_for` keeps (~0.2 MB each at 64x64).
 KEPT = 16
-_kept: OrderedDict[tuple, Columns] = OrderedDict()
-_kept_lock = threading.Lock()
+_kept = Kept(KEPT)
 
 
 def columns_for(
@@ -409,24 +408,19 @@ def columns_for(
     """Everything to draw for ``tensor``; above ``detail_limit`` only a summary.
 
     The same layout over the same buffer values is the same columns: those of the
-    last :data:`KEPT` tensors are kept and given again (shared: nothing changes them;
-    their arrays are read-only). A tensor of another dtype than numbers is worked out
+    last :data:`KEPT` tensors are kept and given again (:mod:`explorer.kept`: shared,
+    their arrays read-only). A tensor of another dtype than numbers is worked out
     each time.
     """
     key = _key(tensor, detail_limit, label_limit)
-    if key is not None:
-        with _kept_lock:
-            found = _kept.get(key)
-            if found is not None:
-                _kept.move_to_end(key)
-                return found
+    found = None if key is None else _kept.get(key)
+    if found is not None:
+        return found
     out = _columns(tensor, detail_limit, label_limit)
     if key is not None:
-        _freeze(out)
-        with _kept_lock:
-            _kept[key] = out
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
+        freeze((out.logical, out.buffer, out.frames, out.tiles, out.logical_labels,
+                out.buffer_labels))  # fmt: skip
+        _kept.put(key, out)
     return out
 
 
@@ -446,14 +440,6 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
         detail_limit,
         label_limit,
     )
-
-
-def _freeze(cols: Columns) -> None:
-    for data in (cols.logical, cols.buffer, cols.frames, cols.tiles, cols.logical_labels,
-                 cols.buffer_labels):  # fmt: skip
-        for column in data.values():
-            if isinstance(column, np.ndarray):
-                column.flags.writeable = False
 
 
 def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:

@@ -15,12 +15,10 @@ ships them so and pads them in the browser, as :func:`label_rows` does here).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 
 from . import columns as C
+from .kept import Kept, freeze
 
 #: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
 #: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
@@ -135,8 +133,7 @@ def label_rows(blocks: dict) -> dict:
 
 #: How many drawings' label rows :func:`rows_for` keeps.
 KEPT = 16
-_kept: OrderedDict[tuple, tuple] = OrderedDict()
-_kept_lock = threading.Lock()
+_kept = Kept(KEPT)
 
 
 def rows_for(
@@ -151,23 +148,15 @@ def rows_for(
     Columns are kept and shared (:func:`explorer.columns.columns_for`), so the same
     columns drawn at the same cell sizes are the same labels: about a thousand padded
     rows at 64x64, built again at every student's edit before. What it returns is
-    shared; nothing changes it.
+    shared (:mod:`explorer.kept`); nothing changes it.
     """
     key = (id(cols), tuple(sorted(cells.items())), scale, offset_at, concealed)
-    with _kept_lock:
-        found = _kept.get(key)
-        if found is not None and found[0] is cols:  # the key's id is that object's
-            _kept.move_to_end(key)
-            return found[1]
+    found = _kept.get(key)
+    if found is not None and found[0] is cols:  # the key's id is that object's
+        return found[1]
     rows = label_rows(label_blocks(cols, cells, scale, offset_at, concealed))
-    for data in rows.values():
-        for column in data.values():
-            if isinstance(column, np.ndarray):
-                column.flags.writeable = False
-    with _kept_lock:
-        _kept[key] = (cols, rows)  # holding cols keeps its id from naming another
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+    freeze(rows.values())
+    _kept.put(key, (cols, rows))  # holding cols keeps its id from naming another
     return rows
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "CompressStaticOnce",
     "host_check",
     "immediate_changes",
+    "lean_process",
     "lean_resources",
     "prepare_server",
     "server_settings",
@@ -217,15 +218,7 @@ def prepare_server(server, ready: int = 0) -> None:
     to that many pages are built ahead of the requests that take them, for the
     app at ``/`` (:mod:`explorer.pool`).
     """
-    from bokeh.settings import settings
-
-    settings.perform_document_validation.set_value(False)
-    no_browser_info()
-    lean_serialization()
-    unparsed_location()
-    immediate_changes()
-    one_write_per_message()
-    light_unlock()
+    lean_process()
     if ready > 0:
         from explorer.app import open_page
         from explorer.classroom import catalogue_stamp
@@ -242,6 +235,25 @@ def prepare_server(server, ready: int = 0) -> None:
 
     tornado_app.resources = resources
     tornado_app._candela_lean = True
+
+
+def lean_process() -> None:
+    """Every per-process change of this module, for any server of the app.
+
+    :func:`prepare_server` calls it, and so does ``panel serve explorer/app.py``
+    (which has no :func:`prepare_server`): each server of the app then handles
+    a session and an edit the same way. Each change is installed once however
+    often this is called.
+    """
+    from bokeh.settings import settings
+
+    settings.perform_document_validation.set_value(False)
+    no_browser_info()
+    lean_serialization()
+    unparsed_location()
+    immediate_changes()
+    one_write_per_message()
+    light_unlock()
 
 
 def _query_properties_with_values(

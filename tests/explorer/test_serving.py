@@ -478,3 +478,63 @@ def test_a_served_page_stays_within_its_budget_of_models(explorer_server):
     assert kinds["LinearScale"] == 1 and kinds["AllIndices"] == 1, kinds
     assert kinds["CDSView"] == kinds["ColumnDataSource"] - 1, kinds
     assert "BrowserInfo" not in str(kinds), kinds
+
+
+#: Prints, in a fresh process, each per-process change of ``explorer.serving`` as in force or not.
+PROCESS_STATE = """
+import json, sys
+import panel as pn
+from bokeh.core.has_props import HasProps
+from bokeh.protocol.message import Message
+from bokeh.settings import settings
+from panel import reactive
+from panel.io import document
+from panel.io.location import Location
+from panel.reactive import Syncable
+
+from explorer import serving
+
+if sys.argv[1] == "app":  # as `panel serve explorer/app.py` runs the file
+    import runpy
+
+    runpy.run_path("explorer/app.py", run_name="bokeh_app_candela")
+elif sys.argv[1] == "lean":
+    serving.lean_process()
+marked = lambda f: bool(getattr(f, "_candela", False))
+print(json.dumps({
+    "validation": settings.perform_document_validation(),
+    "browser_info": pn.config.browser_info,
+    "lean_serialization": HasProps.query_properties_with_values
+    is serving._query_properties_with_values,
+    "unparsed_location": marked(Location._update_synced),
+    "no_debounce": pn.widgets.TextInput._debounce == 0,
+    "answer_at_once": marked(Syncable._change_coroutine),
+    "one_write": marked(document.dispatch_tornado) and Message.send.__name__ == "send_at_once",
+    "light_unlock": marked(reactive.edit_readonly),
+}))
+"""
+
+
+def test_panel_serve_of_the_app_file_makes_every_change_the_command_line_makes():
+    # `panel serve explorer/app.py` has no prepare_server: its block in app.py once
+    # listed the changes one by one and missed one, so its sessions answered each edit
+    # in 13 writes where the command line's take one.
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+
+    def state(how: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", PROCESS_STATE, how],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    bare, lean, app = state("bare"), state("lean"), state("app")
+    assert all(bare[k] != lean[k] for k in lean), (bare, lean)  # each change shows
+    assert app == lean
