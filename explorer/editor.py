@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 
 import panel as pn
+import param
 
 from .enter_box import EnterBox
 from .fields import UNITS, layout_line
@@ -206,8 +207,12 @@ class Editor:
         changes = {"options": options, "value": last}
         changes = {k: v for k, v in changes.items() if getattr(self.step_select, k) != v}
         # One update: the step is shown once (by the value's watcher, or here), and a new
-        # unit, which keeps the steps, sends the page no message for the list.
-        self.step_select.param.update(**changes)
+        # unit, which keeps the steps, sends the page no message for the list. Set in one
+        # batch of watchers, not with ``param.update``, which first reads all 30-odd of
+        # the list's parameters to be able to undo the change (~0.3 ms an edit).
+        with param.parameterized.batch_call_watchers(self.step_select):
+            for name, value in changes.items():
+                setattr(self.step_select, name, value)
         if "value" not in changes:
             self._show_step()
 

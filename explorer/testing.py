@@ -124,7 +124,9 @@ class BokehClient:
     is drawn) and edit it; for tests and benchmarks that need many sessions
     and no browser. Like a browser, it sends each frame at once (``TCP_NODELAY``):
     without it, the frames of one message wait for the server's delayed
-    acknowledgement of the first, about 40 ms an edit.
+    acknowledgement of the first, about 40 ms an edit. Like every browser, it
+    offers permessage-deflate, so the server compresses what it sends as it does
+    for a page (about 1.4 ms of its CPU an edit at 64x64).
     """
 
     def __init__(self, port: int) -> None:
@@ -159,7 +161,10 @@ class BokehClient:
             f"ws://127.0.0.1:{self.port}/ws", connect_timeout=120, request_timeout=120
         )
         self.ws = await websocket_connect(
-            url, subprotocols=["bokeh", token], max_message_size=1 << 28
+            url,
+            subprotocols=["bokeh", token],
+            max_message_size=1 << 28,
+            compression_options={},  # permessage-deflate, offered as browsers do
         )
         self.ws.protocol.set_nodelay(True)
         await self.read()  # ACK

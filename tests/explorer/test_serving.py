@@ -357,12 +357,13 @@ def test_each_message_to_the_page_goes_to_the_socket_in_one_write(explorer_serve
 
     from explorer.testing import BokehClient, run_in_thread
 
-    writes: list[int] = []
+    writes: list[int] = []  # frames in each write
     write = IOStream.write
 
     def counted(self, data, *args, **kwargs):
-        if len(data) > 1 and data[0] in (0x81, 0x82) and not data[1] & 0x80:
-            writes.append(len(data))  # a WebSocket frame from the server (a client's is masked)
+        data = bytes(data)
+        if len(data) > 1 and data[0] & 0x0F in (1, 2) and not data[1] & 0x80:
+            writes.append(len(frames_in(data)))  # from the server (a client's are masked)
         return write(self, data, *args, **kwargs)
 
     monkeypatch.setattr(IOStream, "write", counted)
@@ -381,9 +382,24 @@ def test_each_message_to_the_page_goes_to_the_socket_in_one_write(explorer_serve
         await client.close()
         return each
 
-    for sizes in run_in_thread(edits):
-        assert len(sizes) == 2, sizes  # Bokeh's reply, then the whole answer
-        assert max(sizes) > 4 * 4096, sizes  # the answer's column data went in one write
+    for frames in run_in_thread(edits):
+        assert len(frames) == 2, frames  # Bokeh's reply, then the whole answer
+        # The answer's header, metadata, content and each column's name and bytes.
+        assert frames[0] == 3 and frames[1] >= 3 + 2 * 2, frames
+
+
+def frames_in(data: bytes) -> list[bytes]:
+    """The payloads of the unmasked WebSocket frames ``data`` holds, whole, in order."""
+    out, at = [], 0
+    while at < len(data):
+        size, at = data[at + 1] & 0x7F, at + 2
+        if size >= 126:
+            width = 2 if size == 126 else 8
+            size, at = int.from_bytes(data[at : at + width], "big"), at + width
+        out.append(data[at : at + size])
+        at += size
+    assert at == len(data), "a write ends inside a frame"
+    return out
 
 
 def test_a_change_from_a_page_unlocks_only_the_locked_parameters(monkeypatch):
