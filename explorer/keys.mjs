@@ -110,10 +110,12 @@ function isShown(el) {
 }
 
 export function render({model, view}) {
-  // From steady.mjs, cells.mjs and enter_box.mjs, which come first in this module.
+  // From steady.mjs, cells.mjs, enter_box.mjs and notebook_comm.mjs, which come first in
+  // this module.
   steady(globalThis.Bokeh)
   cells(globalThis.Bokeh)
   enterBox(globalThis.Bokeh)
+  notebookComm(globalThis.Bokeh)
   let root = null
   let active = false // this explorer was the last one clicked, or holds the focus
   const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))

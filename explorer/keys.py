@@ -20,6 +20,8 @@ from .painting import PAINTING_JS
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
+#: Panel's comm in a notebook sends on a change it held too long (see the file).
+NOTEBOOK_COMM_JS = Path(__file__).with_name("notebook_comm.mjs")
 
 
 class Keys(JSComponent):
@@ -35,10 +37,15 @@ class Keys(JSComponent):
         default=False, doc="Report the back and forward buttons (only when served)."
     )
 
-    # The figures' painting and the boxes' typing first: render() also installs them
-    # (explorer.painting, explorer.enter_box).
+    # The figures' painting, the boxes' typing and the notebook's comm first: render()
+    # also installs them (explorer.painting, explorer.enter_box, notebook_comm.mjs).
     _esm = "\n".join(
-        [PAINTING_JS, ENTER_BOX_JS.read_text(encoding="utf-8"), KEYS_JS.read_text(encoding="utf-8")]
+        [
+            PAINTING_JS,
+            ENTER_BOX_JS.read_text(encoding="utf-8"),
+            NOTEBOOK_COMM_JS.read_text(encoding="utf-8"),
+            KEYS_JS.read_text(encoding="utf-8"),
+        ]
     )
 
     def __init__(
