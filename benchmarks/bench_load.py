@@ -29,7 +29,10 @@ and noisy). The app is served by the command line (``python -m explorer
    (a class at work rather than all at the same instant).
 3. Soak: open 200 sessions (GETs, 10 at a time), let the server's unused
    session expiry discard them, and read the server's RSS (from /proc) before
-   (after 10 warm-up sessions have come and gone) and after.
+   (after 10 warm-up sessions have come and gone) and after; then 200 more.
+   The first round raises what the C library and Python's allocator keep for
+   the process to use again; memory that grows with sessions grows in the
+   second round as well.
 
 Each session costs the server about a second on a loaded 2-core machine, so
 the full run takes several minutes (most of it building sessions, the very
@@ -57,6 +60,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from explorer.serving import RETURN_MEMORY_EVERY_S
 from explorer.testing import BokehClient, http_get
 
 HOST = "127.0.0.1"
@@ -591,6 +595,11 @@ def main() -> None:
                 f"{max(a, default=float('nan')):.0f} ms; errors {alone['errors']}"
             )
             print(cpu_line(alone, users, rounds))
+            print(
+                f"   goal p95 <= {GOALS['edit_p95_ms']} ms, the server alone (as in a class, "
+                f"where each page paints on its student's machine): "
+                f"{goal(p(a, 0.95) <= GOALS['edit_p95_ms'] and not alone['errors'])}"
+            )
         print(
             f"{users} sessions, {users - pages} WebSocket clients: p50 {p(c, 0.5):5.0f} ms, "
             f"p95 {p(c, 0.95):5.0f} ms, max {max(c, default=float('nan')):.0f} ms "
@@ -605,7 +614,8 @@ def main() -> None:
         worst = p(c + pg, 0.95)
         print(
             f"ratio p95 {users} sessions / 1 session: {p(c, 0.95) / p(s, 0.95):.1f}x; errors "
-            f"{many['errors'] + solo['errors']}   goal p95 <= {GOALS['edit_p95_ms']} ms: "
+            f"{many['errors'] + solo['errors']}   goal p95 <= {GOALS['edit_p95_ms']} ms"
+            f"{', with the pages painting on this same machine' if pg else ''}: "
             f"{goal(worst <= GOALS['edit_p95_ms'])}"
         )
         if "first error" in many:
@@ -630,27 +640,41 @@ def main() -> None:
             )
 
         if soak_n:
-            print(f"\n== soak: {soak_n} sessions opened (10 at a time), then left to expire")
+            print(
+                f"\n== soak: {soak_n} sessions opened (10 at a time), then left to expire; "
+                "twice, to tell memory the allocator keeps from memory that grows"
+            )
             # A first round of 10 grows the allocator's arenas; "before" is read after it.
             print(f"waiting {wait_s} s for the edit sessions to expire ...", flush=True)
+            # After the sessions expire the server hands their memory back within two of
+            # its looks (explorer.serving.return_memory): read RSS once it has.
+            settle_s = wait_s + 2 * RETURN_MEMORY_EVERY_S + 5
             soak(server, 10)
-            time.sleep(wait_s)
-            before = server.rss_mb()
-            t0 = time.perf_counter()
-            res = soak(server, soak_n)
-            took = time.perf_counter() - t0
-            peak = server.rss_mb()
-            time.sleep(wait_s)
-            after = server.rss_mb()
-            # Sessions expire while later ones are still being opened: at the end of the opening
-            # only those of the last ~15-32 s are alive, so `peak` is not 200 sessions' worth.
+            time.sleep(settle_s)
+            warm = server.rss_mb()
+            print(f"server RSS after 10 warm-up sessions expired: {warm:.0f} MB")
+            after = [warm]
+            for n in (1, 2):
+                t0 = time.perf_counter()
+                res = soak(server, soak_n)
+                took = time.perf_counter() - t0
+                peak = server.rss_mb()
+                time.sleep(settle_s)
+                after.append(server.rss_mb())
+                # Sessions expire while later ones are still being opened: at the end of the
+                # opening only those of the last ~15-32 s are alive, so `peak` is not 200
+                # sessions' worth.
+                print(
+                    f"round {n}: at the end of opening {soak_n} (in {took:.0f} s, "
+                    f"{took / soak_n:.2f} s each, errors {res['errors']}; the oldest had "
+                    f"already expired): {peak:.0f} MB; after all expired: {after[-1]:.0f} MB "
+                    f"({after[-1] - after[-2]:+.0f} MB)"
+                )
+            growth = after[2] - after[1]
             print(
-                f"server RSS after 10 warm-up sessions expired: {before:.0f} MB; at the end of "
-                f"opening {soak_n} more (in {took:.0f} s, {took / soak_n:.2f} s each, errors "
-                f"{res['errors']}; the oldest had already expired): {peak:.0f} MB; after all "
-                f"expired: {after:.0f} MB ({after - before:+.0f} MB)"
+                f"goal no growth over {soak_n} sessions (round 2, once round 1 has raised "
+                f"what the allocator keeps; above 5 MB counts): {goal(growth <= 5)}"
             )
-            print(f"goal no growth: {goal(after - before <= 5)} (growth above 5 MB counts)")
         else:
             print("\n== soak: skipped (--quick or --soak 0; give --soak N to run it)")
     finally:

@@ -579,13 +579,16 @@ def test_memory_goes_back_to_the_system_only_after_sessions_end(monkeypatch):
         sessions.append("d")
         await asyncio.sleep(0.15)
         seen["more"] = len(trims)
-        del sessions[:3]
+        del sessions[:3]  # ended: trimmed at the next look, once their garbage is collected
         await asyncio.sleep(0.15)
         seen["fewer"] = len(trims)
+        del sessions[:]
+        await asyncio.sleep(0.15)
+        seen["none"] = len(trims)
 
     asyncio.run(go())
-    assert seen == {"steady": 0, "more": 0, "fewer": 1}, seen
-    assert trims == [0]
+    assert seen == {"steady": 0, "more": 0, "fewer": 1, "none": 2}, seen
+    assert trims == [0, 0]
 
 
 def test_glibcs_trim_is_found_and_runs_here():
