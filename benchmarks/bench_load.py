@@ -575,6 +575,10 @@ def main() -> None:
                 f"{typed['messages']:.1f} messages an edit"
             )
         solo = asyncio.run(edits(server, 1, 0, rounds))
+        # Its session ends: when it expires Panel collects the garbage of the whole process
+        # (0.1-0.5 s, more the more sessions are open), which must not fall in the rounds.
+        print(f"(waiting {wait_s} s for that session to expire)", flush=True)
+        time.sleep(wait_s)
         alone = None
         if pages:
             alone = asyncio.run(edits(server, users, 0, rounds))
@@ -645,10 +649,10 @@ def main() -> None:
                 "twice, to tell memory the allocator keeps from memory that grows"
             )
             # A first round of 10 grows the allocator's arenas; "before" is read after it.
-            print(f"waiting {wait_s} s for the edit sessions to expire ...", flush=True)
             # After the sessions expire the server hands their memory back within two of
             # its looks (explorer.serving.return_memory): read RSS once it has.
             settle_s = wait_s + 2 * RETURN_MEMORY_EVERY_S + 5
+            print(f"waiting {settle_s:.0f} s for the edit sessions to expire ...", flush=True)
             soak(server, 10)
             time.sleep(settle_s)
             warm = server.rss_mb()

@@ -43,6 +43,8 @@ the benchmarks) starts from :func:`server_settings` and calls
 - **One write per message** (:func:`one_write_per_message`): an edit's answer
   (a dozen WebSocket frames) and Bokeh's reply to each message from a page go
   to the socket in one write each, not one a frame.
+- **Memory back to the system** (:func:`return_memory`): once sessions have
+  ended and their garbage is collected, the C library's free pages are returned.
 
 - **Only its own names** (:func:`host_check`): a request whose ``Host`` is
   not a name the server is reached at (the same list its WebSocket accepts as
