@@ -198,6 +198,30 @@ def test_changed_columns_are_exactly_the_ones_that_differ():
     assert C.changed_columns(same.logical, shorter) is shorter
 
 
+@given(
+    st.lists(st.integers(-3, 3), min_size=1, max_size=6),
+    st.lists(st.integers(-3, 3), min_size=1, max_size=6),
+)
+def test_comparing_kept_columns_again_gives_the_same_answer(xs, ys):
+    # Equality of two read-only arrays that own their data is kept with the pair; asked
+    # again (the kept answer) it must still be array_equal's.
+    a, b = np.array(xs, dtype=np.int16), np.array(ys, dtype=np.int16)
+    a.flags.writeable = b.flags.writeable = False
+    want = np.array_equal(a, b)
+    assert C._same_column(a, b) == want
+    assert C._same_column(a, b) == want
+
+
+def test_a_read_only_view_of_a_writable_array_is_compared_each_time():
+    # Its values can change under it (through the array it views): nothing may be kept.
+    base, other = np.arange(4), np.arange(4)
+    view = base[:]
+    view.flags.writeable = other.flags.writeable = False
+    assert C._same_column(view, other)
+    base[0] = 9
+    assert not C._same_column(view, other)
+
+
 def test_changed_columns_count_nan_padding_as_unchanged():
     # The labels sources pad with NaN positions: the same padding is no change.
     pad = np.array([1.5, np.nan, np.nan], dtype=np.float32)
