@@ -534,12 +534,12 @@ def _same_column(a, b) -> bool:
             return False
         kept = _unchanging(a) and _unchanging(b)
         if kept:  # a class toggling between a few states compares the same pairs
-            found = _compared.get((id(a), id(b)))
-            if found is not None and found[0] is a and found[1] is b:
-                return found[2]
+            found = _compared.get_for((a, b))
+            if found is not None:
+                return found
         same = bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
         if kept:
-            _compared.put((id(a), id(b)), (a, b, same))  # holding both keeps their ids
+            _compared.put_for((a, b), (), same)
         return same
     return type(a) is type(b) and a == b
 

@@ -4,8 +4,9 @@ A class following one lesson draws the same few states, each at every
 student's edit. What was worked out for the last few is kept here, by a key
 that names everything it depends on, and given again: shared between
 sessions, so its arrays are made read-only (:func:`freeze`) and nothing
-changes it. Used by :func:`explorer.columns.columns_for` and
-:func:`explorer.labels.rows_for`.
+changes it. Used by :func:`explorer.columns.columns_for`,
+:func:`explorer.labels.rows_for` (keyed by the very columns it draws) and the
+comparison of kept columns in :mod:`explorer.columns` (by the very pair).
 """
 
 from __future__ import annotations
@@ -41,6 +42,22 @@ class Kept:
             self._values.move_to_end(key)
             while len(self._values) > self.size:
                 self._values.popitem(last=False)
+
+    def get_for(self, objects: tuple, key: Hashable = ()) -> Any | None:
+        """The value kept for these very ``objects`` (by identity) and ``key``; None if none is."""
+        found = self.get((tuple(map(id, objects)), key))
+        if found is None or any(a is not b for a, b in zip(found[0], objects, strict=True)):
+            return None
+        return found[1]
+
+    def put_for(self, objects: tuple, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for these very ``objects`` and ``key``.
+
+        For objects that are not hashable, or whose equality costs what is kept:
+        the key is their ids, and the objects are held with the value, so while it
+        is kept no other object can take one of their ids.
+        """
+        self.put((tuple(map(id, objects)), key), (objects, value))
 
     def __len__(self) -> int:
         return len(self._values)

@@ -150,13 +150,13 @@ def rows_for(
     rows at 64x64, built again at every student's edit before. What it returns is
     shared (:mod:`explorer.kept`); nothing changes it.
     """
-    key = (id(cols), tuple(sorted(cells.items())), scale, offset_at, concealed)
-    found = _kept.get(key)
-    if found is not None and found[0] is cols:  # the key's id is that object's
-        return found[1]
+    key = (tuple(sorted(cells.items())), scale, offset_at, concealed)
+    found = _kept.get_for((cols,), key)
+    if found is not None:
+        return found
     rows = label_rows(label_blocks(cols, cells, scale, offset_at, concealed))
     freeze(rows.values())
-    _kept.put(key, (cols, rows))  # holding cols keeps its id from naming another
+    _kept.put_for((cols,), key, rows)
     return rows
 
 

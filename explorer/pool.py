@@ -43,6 +43,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from explorer.serving import last_message, watch_messages
+
 __all__ = ["DRAWING_S", "OPENING_S", "QUIET_S", "PagePool", "install"]
 
 log = logging.getLogger("candela-explorer")
@@ -111,7 +113,7 @@ class PagePool:
         if len(self.ready) >= self.size:
             return
         now = time.monotonic()
-        wait = max(self._last_request, _LAST_MESSAGE[0]) + QUIET_S - now
+        wait = max(self._last_request, last_message()) + QUIET_S - now
         ctx, opening = self.context, False
         for session_id, (since, pulled) in list(_OPENING.items()):
             if now - since > (DRAWING_S if pulled else OPENING_S):  # a client gone quiet
@@ -260,9 +262,6 @@ def _dispose(doc) -> None:
         log.warning("could not let go of a page built ahead: %s: %s", type(exc).__name__, exc)
 
 
-#: When this process last had a message over a WebSocket (a page pulling its
-#: document, an edit, a click), any server's, any session's.
-_LAST_MESSAGE = [0.0]
 #: Sessions whose page was served and not yet drawn: session id -> (when it was
 #: served or its document sent, whether its document was sent).
 _OPENING: dict[str, tuple[float, bool]] = {}
@@ -273,13 +272,10 @@ def _watch_websocket() -> None:
     (Bokeh has no hook for either)."""
     from bokeh.server.views.ws import WSHandler
 
-    if getattr(WSHandler.on_message, "_candela", False):
+    watch_messages()
+    if getattr(WSHandler._handle, "_candela", False):
         return
-    on_fragment, handle = WSHandler.on_message, WSHandler._handle
-
-    async def on_message(self, fragment) -> None:
-        _LAST_MESSAGE[0] = time.monotonic()
-        return await on_fragment(self, fragment)
+    handle = WSHandler._handle
 
     async def _handle(self, message):
         connection = getattr(self, "connection", None)
@@ -292,8 +288,8 @@ def _watch_websocket() -> None:
                 _OPENING.pop(session_id, None)
         return await handle(self, message)
 
-    on_message._candela = True
-    WSHandler.on_message, WSHandler._handle = on_message, _handle
+    _handle._candela = True
+    WSHandler._handle = _handle
 
 
 def install(

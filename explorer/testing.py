@@ -12,6 +12,7 @@ import contextlib
 import os
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 #: Debian's Chromium (Playwright cannot download its own browser here).
 CHROMIUM = os.environ.get("CANDELA_CHROMIUM", "/usr/bin/chromium")
@@ -49,13 +50,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served_app(make=None, ready: int | None = None) -> Iterator[str]:
+def served_app(make=None, ready: int | None = None, **serve: Any) -> Iterator[str]:
     """The explorer (or the page ``make()`` builds) served in a thread on a free port.
 
     As the command line serves it: the explorer with ``ready`` pages built
     ahead (:mod:`explorer.pool`; default 2), another page with none (it may
-    well show one object in every session). Yields its base URL, then stops
-    the server.
+    well show one object in every session); ``serve``, more keyword arguments
+    for :func:`panel.serve`. Yields its base URL, then stops the server.
     """
     import panel as pn
 
@@ -74,6 +75,7 @@ def served_app(make=None, ready: int | None = None) -> Iterator[str]:
         show=False,
         title="Candela Explorer",
         **server_settings(),  # served as the command line serves it
+        **serve,
     )
     prepare_threaded(server, ready=ready)
     wait_for_port(port)

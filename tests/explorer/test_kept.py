@@ -56,3 +56,34 @@ def test_freeze_makes_every_array_column_read_only_and_leaves_the_rest():
         with pytest.raises(ValueError):
             column[0] = 5
     sources[0]["b"][0] = 9  # a list is the caller's
+
+
+@given(
+    size=st.integers(1, 4), ops=st.lists(st.tuples(st.booleans(), st.integers(0, 5)), max_size=40)
+)
+def test_kept_for_objects_answers_only_for_those_very_objects(size, ops):
+    # Equal objects are not the same objects: a value kept for one list of rows is never
+    # given for an equal copy (it may change, or be a different drawing's).
+    import weakref
+
+    class Rows(list):  # a list that a weak reference can name
+        pass
+
+    kept, made, model = Kept(size), {}, []
+    for put, n in ops:
+        obj = made.setdefault(n, Rows([n % 2]))  # half of them equal to one another
+        twin = Rows(list(obj))
+        if put:
+            kept.put_for((obj,), "k", n)
+            model = [(o, v) for o, v in model if o is not obj] + [(obj, n)]
+            model = model[-size:]
+        expected = next((v for o, v in model if o is obj), None)
+        assert kept.get_for((obj,), "k") == expected
+        model = [(o, v) for o, v in model if o is not obj] + [(o, v) for o, v in model if o is obj]
+        assert kept.get_for((obj,), "other key") is None
+        assert kept.get_for((twin,), "k") is None
+    # what is kept holds its objects: none is freed (and its id given to another) meanwhile
+    refs = [weakref.ref(o) for o, _ in model]
+    made.clear()
+    model = [v for _, v in model]
+    assert all(r() is not None for r in refs)
