@@ -423,8 +423,13 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     import panel as pn
 
     from .app import app
+    from .serving import freeze_lasting
 
     pn.extension()
+    # Before any worker is forked: a collection in a worker then never writes to what
+    # the process held before (as gc.freeze's documentation advises for forking), so
+    # fewer of those pages are copied into each worker.
+    freeze_lasting()
     parent = os.getpid()
     forking = kwargs["num_procs"] != 1
     if forking:

@@ -296,21 +296,29 @@ def collect_at_a_pause() -> None:
 
 def _garbage_collect() -> None:
     """In place of Panel's ``_garbage_collect`` (it calls it 5 s after a session ends)."""
-    if _COLLECTION["asked"] is None:  # else one is waiting for a pause already
-        _COLLECTION["asked"] = time.monotonic()
+    asked, now = _COLLECTION["asked"], time.monotonic()
+    # One collection waits at a time; one overdue waited on a loop that has stopped since
+    # (a server stopped: its callbacks never run), and this one takes its place.
+    if asked is None or now - asked > COLLECT_WITHIN_S + 5:
+        _COLLECTION["asked"] = now
         _collect_when_quiet()
 
 
 _garbage_collect._candela = True
 
 
-def _collect_when_quiet() -> None:
+def _session_ended() -> float:
+    """When Panel may next collect, by its own rule: 5 s after the last session ended."""
     import panel.io.document as panel_document
+
+    return getattr(panel_document, "_panel_last_cleanup", 0.0) + panel_document.GC_DEBOUNCE
+
+
+def _collect_when_quiet() -> None:
     from tornado.ioloop import IOLoop
 
     now = time.monotonic()
-    ended = getattr(panel_document, "_panel_last_cleanup", 0.0)  # when one last ended
-    quiet_at = max(last_message() + COLLECT_QUIET_S, ended + panel_document.GC_DEBOUNCE)
+    quiet_at = max(last_message() + COLLECT_QUIET_S, _session_ended())
     if quiet_at > now and now - _COLLECTION["asked"] < COLLECT_WITHIN_S:
         IOLoop.current().call_later(max(0.05, quiet_at - now), _collect_when_quiet)
         return
