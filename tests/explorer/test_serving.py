@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import os
 import re
 import sys
 import time
@@ -684,6 +685,9 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
     monkeypatch.setattr(serving, "COLLECT_QUIET_S", 0.5)
     monkeypatch.setattr(panel_document, "GC_DEBOUNCE", 0.2)
     monkeypatch.setitem(serving._COLLECTION, "asked", None)  # none waiting from another test
+    # Panel schedules one collection at a time in the process, on the loop of the server
+    # whose session ended: one a stopped server of another test scheduled never runs.
+    monkeypatch.delitem(pn.state._scheduled, f"{os.getpid()}_gc.collect", raising=False)
     documents: list = []
 
     def make():
