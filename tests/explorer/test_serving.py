@@ -683,8 +683,12 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
     from explorer.testing import BokehClient, run_in_thread, served_app
 
     monkeypatch.setattr(serving, "COLLECT_QUIET_S", 0.5)
+    # A page of another test's server still open may talk meanwhile (messages are the
+    # process's): then it runs at the latest, 3 s after Panel asked, after the edits.
+    monkeypatch.setattr(serving, "COLLECT_WITHIN_S", 3.0)
     monkeypatch.setattr(panel_document, "GC_DEBOUNCE", 0.2)
     monkeypatch.setitem(serving._COLLECTION, "asked", None)  # none waiting from another test
+    now = time.monotonic
     # Panel schedules one collection at a time in the process, on the loop of the server
     # whose session ended: one a stopped server of another test scheduled never runs.
     monkeypatch.delitem(pn.state._scheduled, f"{os.getpid()}_gc.collect", raising=False)
@@ -713,10 +717,16 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
                 await asyncio.sleep(0.1)
             stopped = time.monotonic()
             while_editing = len(done) - before
-            while len(done) == before and time.monotonic() - stopped < 5:
+            while len(done) == before and time.monotonic() - stopped < 6:
                 await asyncio.sleep(0.05)
             found = {"while editing": while_editing, "after": len(done) - before}
             found["waited"] = done[-1][0] - stopped if len(done) > before else None
+            # (what it waited on, if it did not run)
+            found["asked s ago"] = (
+                serving._COLLECTION["asked"] and now() - serving._COLLECTION["asked"]
+            )
+            found["last message s ago"] = now() - serving.last_message()
+            found["panel scheduled"] = [k for k in pn.state._scheduled if "gc.collect" in k]
             await staying.close()
             return found
 
