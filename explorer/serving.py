@@ -289,12 +289,24 @@ def collect_at_a_pause() -> None:
     opened and ended left the server 35-57 MB larger, though nothing of them was
     left. Installed once however often this is called.
     """
+    import panel.io.application as panel_application
     import panel.io.document as panel_document
 
     if getattr(panel_document._garbage_collect, "_candela", False):
         return
     watch_messages()
     panel_document._garbage_collect = _garbage_collect
+    # Panel asks through its scheduler, which holds one task of a name for the whole
+    # process, on the loop of the server whose session ended: if that server stops before
+    # it runs, no later session of any server is collected. Asked here as well, on the
+    # loop the session ended on.
+    destroy = panel_application._destroy_document  # what each of its documents gets
+
+    def _destroy_document(self, session) -> None:
+        destroy(self, session)
+        _garbage_collect()
+
+    panel_application._destroy_document = _destroy_document
 
 
 def _garbage_collect() -> None:
