@@ -265,8 +265,8 @@ def _malloc_trim():
 
 
 #: The collection waiting for a pause: when Panel asked for it (``time.monotonic()``),
-#: or None. Each one done: (when it ended, how long it took in ms).
-_COLLECTION: dict[str, Any] = {"asked": None, "done": collections.deque(maxlen=20)}
+#: or None; how many were done, and the last few: (when each ended, how long it took in ms).
+_COLLECTION: dict[str, Any] = {"asked": None, "count": 0, "done": collections.deque(maxlen=20)}
 
 
 def collect_at_a_pause() -> None:
@@ -344,6 +344,7 @@ def _collect_when_quiet() -> None:
     if trim is not None:
         trim(0)
     _COLLECTION["done"].append((time.monotonic(), (time.perf_counter() - t0) * 1000))
+    _COLLECTION["count"] += 1
 
 
 def freeze_lasting() -> None:
