@@ -26,10 +26,12 @@ import panel as pn
 
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
 from explorer.classroom import Classroom
+from explorer.columns import columns_for, withheld_columns
 from explorer.editor import Editor
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
+from explorer.lessons import draws_before, walk_limit
 from explorer.notebook import repr_mimebundle
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -40,6 +42,8 @@ __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
 
 log = logging.getLogger("candela-explorer")
 
+#: What a heading says of what a waiting question withholds.
+WAIT = "shows once the question is answered"
 FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
@@ -299,11 +303,38 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         else:
             self._draw_now(view)
 
+    def _waiting(self):
+        """The lesson question waiting for its answer, or None (none, or answered)."""
+        classroom = getattr(self, "classroom", None)
+        return classroom.waiting if self.concealed and classroom is not None else None
+
+    def _drawn(self) -> tuple:
+        """What the page may draw now: ``(columns, tensor)``.
+
+        The result's own, or while a question waits what its kind lets the page show
+        (:mod:`explorer.lessons.withholding`): the tensor before the last step for a
+        question about the shape, a walk that stops before the asked jump, no colour
+        or label that says where an element sits. Only this reaches the browser.
+        """
+        question = self._waiting()
+        if question is None:
+            return self.columns, self.tensor
+        result = self.result
+        tensor = result.tensor
+        if draws_before(question):
+            # The start, when there is no step: its shape is in the shape box anyway.
+            tensor = result.states[-2] if len(result.states) > 1 else result.states[0]
+            cols = columns_for(tensor)
+        else:
+            cols = self.columns
+        limit = 0 if draws_before(question) else walk_limit(question, tensor.layout)
+        return withheld_columns(cols, limit), tensor
+
     def _draw_now(self, view: _View) -> None:
-        cols = self.columns
+        cols, tensor = self._drawn()
         try:
             with pn.io.unlocked():
-                view.figures.render(cols, self.layout, self.unit)
+                view.figures.render(cols, tensor.layout, self.unit)
         except Exception as exc:  # a bug must not take the page down: say so, keep the page
             log.warning("drawing failed: %s: %s", type(exc).__name__, exc)
             self.show_error(f"could not draw this state ({type(exc).__name__}: {exc})")
@@ -313,24 +344,36 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             part.visible = not summary
 
     def _render_text(self) -> None:
-        cols, result = self.columns, self.result
+        cols, tensor = self._drawn()
+        result = self.result
         summary = bool(cols.summary)
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
+        question = self._waiting()
+        if question is None:
+            grid = "each cell shows its value and @ the buffer position it reads"
+            buffer = f"{cols.buffer_cols} per row; ×n: read n times"
+        else:
+            grid = f"cells lettered in walk order; {WAIT}"
+            if draws_before(question):
+                grid = f"before the last step; {grid}"
+            buffer = f"which element reads which cell: {WAIT}"
+        copy = " — a new packed copy; positions index the copy" if result.copied else ""
         self.logical_heading.object = (
             '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(result.layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>"
+            f'<span class="candela-legend">shape {tuple(tensor.layout.shape)}: {grid}'
+            "</span></div>"
         )
-        copy = " — a new packed copy; positions index the copy" if result.copied else ""
         self.buffer_heading.object = (
             f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+            f'<span class="candela-legend">{len(tensor.buffer)} cells, {buffer}</span></div>'
         )
         self._render_fields()
 
     def _render_fields(self) -> None:
+        if self.concealed:  # not hidden: never sent while a question waits
+            self.fields_pane.object = ""
+            return
         self.fields_pane.object = FIELDS_HEADING + fields_html(
             self.layout, self.unit, copied=self.result.copied
         )
@@ -347,6 +390,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
+            self.download_button.disabled = hidden  # its page holds every field
+            self._render_text()
+            self.editor.show_steps_now()
             for part in self.editor.step_view:
                 part.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
@@ -361,7 +407,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 view.figures.concealed = hidden
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
-                    view.figures.odometer.visible = not hidden
                 self._draw(view)
 
     def _styled_objects(self) -> list:

@@ -54,6 +54,9 @@ class Classroom:
         self._answered: tuple[str, int, str] | None = None
         self._graded: str | None = None  # the text last graded; None after "show me"
         self.verdict: L.Verdict | None = None
+        #: The question the page withholds for while ``state.concealed`` (None: a challenge,
+        #: or no question): see :mod:`explorer.lessons.withholding`.
+        self.waiting: L.Question | None = None
         self.catalogue, self.problems = read_catalogue()
         self._build_widgets()
         self.panel = self._build_panel()
@@ -341,6 +344,7 @@ class Classroom:
         if step is None:
             self.step_box.visible = False
             st.concealed = False
+            self.waiting = None
             return
         if not self.step_box.objects:
             self.step_box.objects = self.step_parts
@@ -365,8 +369,11 @@ class Classroom:
         self.prev_button.disabled = n <= 1
         self.next_button.disabled = n >= len(lesson.steps)
         self.step_box.visible = True
-        # What would give the answer away stays hidden until it is graded.
-        st.concealed = asks
+        # What would give the answer away is withheld until it is graded: from before the
+        # step's state is drawn, and (leaving a question unanswered) until the next is.
+        if asks:
+            self.waiting = step.question
+            st.concealed = True
         if step.expect_error and not self.at_step():
             # First the pipeline up to the failing step: the last good state the text means.
             try:
@@ -375,6 +382,11 @@ class Classroom:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
         st.param.update(shape=step.shape, ops=step.ops)
+        withheld_for, self.waiting = self.waiting, step.question
+        if st.concealed != asks:
+            st.concealed = asks
+        elif asks or withheld_for is not None:  # another question: withhold what it asks
+            st.param.trigger("concealed")
 
     def _show_prompt(self, step: L.Step) -> None:
         question, challenge = step.question, step.challenge

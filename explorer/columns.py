@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -478,6 +478,58 @@ def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
         read = _values(np.asarray(tensor.buffer)[walk.position]) if n else []
         out.logical_labels = logical_label_columns(logical, walk.position, read)
         out.buffer_labels = buffer_label_columns(buffer)
+    return out
+
+
+def letters(n: int) -> list[str]:
+    """``n`` cell names in walk order: ``a`` to ``z``, then ``aa``, ``ab`` ... (spreadsheet style).
+
+    >>> letters(3), letters(28)[-2:]
+    (['a', 'b', 'c'], ['aa', 'ab'])
+    """
+    out = []
+    for k in range(n):
+        name, k = "", k + 1
+        while k:
+            k, r = divmod(k - 1, 26)
+            name = chr(97 + r) + name
+        out.append(name)
+    return out
+
+
+def withheld_columns(cols: Columns, limit: int) -> Columns:
+    """``cols`` as drawn while a question waits: nothing that says where an element sits.
+
+    The walk keeps its first ``limit`` elements (0: none); the buffer is one colour
+    with no read counts (which element reads which cell is the layout's answer); a
+    logical cell is labelled by a letter in walk order, not by its value (on an
+    ``arange`` start a value *is* the position it reads), with no ``@position``.
+    What stays is what the shape and the buffer alone decide. A summary (a tensor
+    too large to draw) says nothing while a question waits.
+    """
+    if cols.summary:
+        return replace(cols, summary={}, frames={k: [] for k in FRAME_KEYS})
+    frames = {k: v[:limit] for k, v in cols.frames.items()}
+    size = len(cols.buffer["pos"])
+    buffer = {
+        **cols.buffer,
+        "reads": np.zeros(size, dtype=np.int8),
+        "color": np.full(size, GREY_RGBA, dtype=np.uint32),
+        "alpha": np.ones(size, dtype=np.float32),
+    }
+    out = replace(cols, frames=frames, buffer=buffer)
+    if cols.labels:
+        n = len(cols.logical_labels["x"])
+        out.logical_labels = {
+            **cols.logical_labels,
+            "value_label": letters(n),
+            "pos_label": [""] * n,
+        }
+        out.buffer_labels = {
+            **cols.buffer_labels,
+            "reads_label": [""] * size,
+            "text_color": np.full(size, "#000000", dtype=object),
+        }
     return out
 
 

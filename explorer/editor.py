@@ -216,9 +216,19 @@ class Editor:
         if "value" not in changes:
             self._show_step()
 
+    def show_steps_now(self) -> None:
+        """Show the chosen step's layouts again (a question waited, or was answered)."""
+        self._show_step()
+
     def _show_step(self) -> None:
         i = self.step_select.value or 0
         result = self.state.result
+        if self.state.concealed:  # a step's layouts hold the answer: not sent while it waits
+            self.step_pane.object = (
+                '<div class="candela-steps"><div>each step\'s layouts show once the question '
+                "is answered</div></div>"
+            )
+            return
         if not i or i >= len(result.states):
             self.step_pane.object = (
                 '<div class="candela-steps"><div>no steps yet: pick an operation and press '

@@ -465,7 +465,7 @@ class Figures:
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
         self.offset_at = None
-        if not cols.summary and len(cols.buffer["pos"]) and layout.len:
+        if not cols.summary and len(cols.buffer["pos"]) and layout.len and not self.concealed:
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
         cells = {"logical": 0.0, "buffer": 0.0}
         if not cols.summary:
@@ -496,8 +496,13 @@ class Figures:
         )
         self._set_tooltips()
         self.frames_source.data = cols.frames  # always: its change restarts the traversal
+        # The scrubber reaches as far as the frames sent: while a question waits, the walk
+        # stops before the asked jump (explorer.lessons.withholding).
         n = len(cols.frames["pos"])
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
+        for button in self.buttons.values():
+            if button.disabled != (n <= 1):
+                button.disabled = n <= 1
         self._draw_first_frame(cols, n)
         self.cells = cells
         labels = L.rows_for(cols, cells, self.scale, self.offset_at, self.concealed)
@@ -506,11 +511,12 @@ class Figures:
 
     @staticmethod
     def tooltips(concealed: bool) -> dict:
-        """Each figure's hover text; while a question waits, no buffer position or reads."""
-        logical = [("index", "@index"), ("value", "@index{value}")]
+        """Each figure's hover text; while a question waits, no buffer position or reads,
+        and a logical cell only its index (its value is the position it reads)."""
+        logical = [("index", "@index")]
         buffer = [("value", "@value")]
         if not concealed:
-            logical.append(("position", "@index{pos}"))
+            logical += [("value", "@index{value}"), ("position", "@index{pos}")]
             buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
         return {"logical": logical, "buffer": buffer}
 
@@ -561,14 +567,20 @@ def _plain_text(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
+#: The odometer while a question withholds the whole walk (traverse.mjs says the same).
+WALK_WITHHELD = "the walk plays once the question is answered"
+
+
 def odometer_start(cols: C.Columns) -> str:
     """The odometer before the walk moves (``traverse.mjs`` writes it from then on)."""
     n = len(cols.frames["pos"])
+    total = len(cols.logical["x"])
     if not n:
-        return '<span class="candela-odometer" role="status">no elements to walk</span>'
+        text = WALK_WITHHELD if total else "no elements to walk"
+        return f'<span class="candela-odometer" role="status">{text}</span>'
     p = int(cols.frames["pos"][0])
     return (
-        f'<span class="candela-odometer" role="status">element 1 of {n} · index '
+        f'<span class="candela-odometer" role="status">element 1 of {total} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
         f"start at the offset: position <b>{p}</b></span>"
     )

@@ -108,6 +108,9 @@ function unitOf(args) {
 }
 
 const PLAY = "▶ play"
+// What the odometer says while a question withholds the walk, or the rest of it.
+const WALK_WITHHELD = "the walk plays once the question is answered"
+const NEXT_WITHHELD = "the next step shows once the question is answered"
 const PAUSE = "❚❚ pause"
 
 const count = (args) => args.frames.data.pos.length
@@ -142,11 +145,14 @@ export function render(args, k, sync = true) {
   const {logical, buffer, frames, jump} = args
   const st = stateOf(args)
   const n = count(args)
-  if (n === 0 || logical.data.x.length !== n) {
+  // While a question waits the frames stop before the asked jump (fewer than the cells).
+  const total = logical.data.x.length
+  if (n === 0 || total < n) {
     setMarks(args, st, "cursor", [], [])
     setData(jump, noJump())
     if (n === 0) {
-      setOdometer(args, '<span class="candela-odometer" role="status">no elements to walk</span>', true)
+      const text = total > 0 ? WALK_WITHHELD : "no elements to walk"
+      setOdometer(args, `<span class="candela-odometer" role="status">${text}</span>`, true)
     }
     return
   }
@@ -196,9 +202,10 @@ export function render(args, k, sync = true) {
       `<span class="candela-odometer-delta">${amount}</span> = adj_stride[${axis}] ` +
       `(${word}) · position ${prev} → <b>${pos}</b>`
   }
+  const more = k === n - 1 && n < total ? ` · ${NEXT_WITHHELD}` : ""
   setOdometer(args,
-    `<span class="candela-odometer" role="status">element ${k + 1} of ${n} · index ` +
-    `<b class="candela-odometer-index">${index}</b> · ${step}</span>`, sync)
+    `<span class="candela-odometer" role="status">element ${k + 1} of ${total} · index ` +
+    `<b class="candela-odometer-index">${index}</b> · ${step}${more}</span>`, sync)
 }
 
 function stop(args, st) {
@@ -253,11 +260,15 @@ function play(args, st) {
 
 function hoverLogical(args, st, indices) {
   const {logical, buffer, frames} = args
-  if (indices.length === 0 || frames.data.pos.length !== logical.data.x.length) {
+  if (indices.length === 0 || frames.data.pos.length > logical.data.x.length) {
     setMarks(args, st, "hover", [], [])
     return
   }
   const k = indices[0]
+  if (k >= frames.data.pos.length) { // past a withheld walk: the cell, not where it reads
+    setMarks(args, st, "hover", [[logical.data.x[k], logical.data.y[k], k, -1]], [])
+    return
+  }
   const pos = frames.data.pos[k]
   setMarks(args, st, "hover", [[logical.data.x[k], logical.data.y[k], k, pos]],
     [[buffer.data.x[pos], buffer.data.y[pos], -1, pos]])
@@ -265,7 +276,7 @@ function hoverLogical(args, st, indices) {
 
 function hoverBuffer(args, st, indices) {
   const {logical, buffer, frames} = args
-  if (indices.length === 0 || frames.data.pos.length !== logical.data.x.length) {
+  if (indices.length === 0 || frames.data.pos.length > logical.data.x.length) {
     setMarks(args, st, "hover", [], [])
     return
   }

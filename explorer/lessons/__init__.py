@@ -64,7 +64,9 @@ The package is pure: it imports neither Panel nor Bokeh. Its modules, one idea e
 - :mod:`explorer.lessons.grading`: expected answers (read from a ``candela.Layout``),
   grading, hints, units, and the give-away check;
 - :mod:`explorer.lessons.challenges`: challenges (a pipeline that reaches a target);
-- :mod:`explorer.lessons.verify`: a whole lesson checked against candela.
+- :mod:`explorer.lessons.verify`: a whole lesson checked against candela;
+- :mod:`explorer.lessons.withholding`: what a waiting question withholds, per kind,
+  and what is drawn instead.
 
 Everything public is importable from ``explorer.lessons`` itself.
 """
@@ -127,6 +129,7 @@ from .grading import (
 from .verify import (
     verify_lesson,
 )
+from .withholding import WITHHELD, Withheld, draws_before, walk_limit
 
 __all__ = [
     "ASKS",
@@ -146,6 +149,8 @@ __all__ = [
     "Step",
     "Target",
     "Verdict",
+    "WITHHELD",
+    "Withheld",
     "accepted_answers",
     "byte_unit",
     "challenge_start",
@@ -153,6 +158,7 @@ __all__ = [
     "clean_pipeline",
     "describe",
     "describe_target",
+    "draws_before",
     "expected_answer",
     "explain",
     "explain_in_bytes",
@@ -177,4 +183,5 @@ __all__ = [
     "unit_method",
     "unit_note",
     "verify_lesson",
+    "walk_limit",
 ]
