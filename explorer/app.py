@@ -28,10 +28,10 @@ import panel as pn
 from explorer.classroom import Classroom
 from explorer.columns import columns_for, withheld_columns
 from explorer.editor import Editor
-from explorer.fields import fields_html, summary_text
+from explorer.fields import fields_html, headings_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
-from explorer.lessons import draws_before, walk_limit
+from explorer.lessons import WITHHELD, draws_before, walk_limit
 from explorer.notebook import repr_mimebundle
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -42,8 +42,6 @@ __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
 
 log = logging.getLogger("candela-explorer")
 
-#: What a heading says of what a waiting question withholds.
-WAIT = "shows once the question is answered"
 FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
@@ -350,23 +348,13 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
         question = self._waiting()
-        if question is None:
-            grid = "each cell shows its value and @ the buffer position it reads"
-            buffer = f"{cols.buffer_cols} per row; ×n: read n times"
-        else:
-            grid = f"cells lettered in walk order; {WAIT}"
-            if draws_before(question):
-                grid = f"before the last step; {grid}"
-            buffer = f"which element reads which cell: {WAIT}"
-        copy = " — a new packed copy; positions index the copy" if result.copied else ""
-        self.logical_heading.object = (
-            '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(tensor.layout.shape)}: {grid}'
-            "</span></div>"
-        )
-        self.buffer_heading.object = (
-            f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(tensor.buffer)} cells, {buffer}</span></div>'
+        waiting = "" if question is None else WITHHELD[question.ask].grid
+        self.logical_heading.object, self.buffer_heading.object = headings_html(
+            tensor.layout.shape,
+            len(tensor.buffer),
+            cols.buffer_cols,
+            result.copied and tensor is result.tensor,
+            waiting,
         )
         self._render_fields()
 

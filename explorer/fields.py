@@ -214,3 +214,32 @@ def summary_text(s: dict, unit: str = "elements") -> str:
         f"- {s['backward']:,} steps jump backwards\n"
         f"- deltas taken (adj_stride of the axis that steps): {deltas}\n"
     )
+
+
+#: What a heading says in place of what a waiting question withholds.
+WAIT = "shows once the question is answered"
+
+
+def headings_html(
+    shape: tuple, buffer_size: int, buffer_cols: int, copied: bool = False, waiting: str = ""
+) -> tuple[str, str]:
+    """The logical grid's and the memory buffer's headings, as HTML.
+
+    ``waiting`` is ``""`` when no question waits; else ``"asked"`` (the layout asked
+    about is drawn, lettered) or ``"before"`` (the tensor before its last step is).
+    """
+    if not waiting:
+        grid = "each cell shows its value and @ the buffer position it reads"
+        buffer = f"{buffer_cols} per row; ×n: read n times"
+    else:
+        grid = f"cells lettered in walk order; where each reads {WAIT}"
+        if waiting == "before":
+            grid = f"before the last step; {grid}"
+        buffer = f"which element reads which cell {WAIT}"
+    copy = " — a new packed copy; positions index the copy" if copied else ""
+    return (
+        '<div class="candela-heading">logical grid '
+        f'<span class="candela-legend">shape {tuple(shape)}: {grid}</span></div>',
+        f'<div class="candela-heading">memory buffer{copy} '
+        f'<span class="candela-legend">{buffer_size} cells, {buffer}</span></div>',
+    )

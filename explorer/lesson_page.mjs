@@ -104,11 +104,12 @@ function escape(text) {
   return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 }
 
-// Hide (or show) what would answer the step's question: position labels, odometer, fields.
+// Hide (or show) what would answer the step's question: position labels, hover, fields.
+// (While a question waits the step shows its `withheld` drawing: a walk that stops before
+// the asked jump, cells lettered, the buffer one colour; see explorer.lessons.withholding.)
 function conceal(args, drawing, concealed) {
   args.labels_logical.data = labelRows(drawing, "logical", concealed)
   args.labels_buffer.data = labelRows(drawing, "buffer", concealed)
-  args.odometer.visible = !concealed
   const tips = args.tooltips[String(concealed)]
   args.hover_logical.tooltips = tips.logical
   args.hover_buffer.tooltips = tips.buffer
@@ -192,7 +193,7 @@ function show(args, st, i) {
   st.last = null
   const step = steps[i]
   const asks = step.question !== null || step.challenge !== null
-  draw(args, step.drawing, asks)
+  draw(args, asks ? (step.withheld ?? step.drawing) : step.drawing, asks)
   args.header.text = step.header
   args.text.text = step.text
   args.error.text = step.error ? `<div class="candela-error" role="alert">${step.error}</div>` : ""
@@ -231,7 +232,7 @@ function reveal(args, st, step, drawing) {
   st.done = true
   args.show_me.visible = false
   if (step.reveal) args.reveal.setv({text: step.reveal, visible: true})
-  if (drawing === step.drawing) {
+  if (drawing === step.drawing && step.withheld == null) {
     conceal(args, drawing, false)
     if (String(args.play.label).includes("play")) press(args.play)
   } else {

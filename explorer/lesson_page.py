@@ -109,31 +109,37 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _drawing(result, figs, unit: str = "elements") -> dict:
+def _drawing(result, figs, unit: str = "elements", question: L.Question | None = None) -> dict:
     """What one state draws: the figures' data and sizes, fields and headings (JSON).
 
     ``figs`` is a scratch :class:`~explorer.figures.Figures` to draw it in first;
-    strides, jumps and offsets are in ``unit``.
+    strides, jumps and offsets are in ``unit``. With a ``question``, what the page
+    draws while it waits (:mod:`explorer.lessons.withholding`): no fields, no
+    layout line, the walk up to the asked jump, cells lettered, the buffer one colour.
     """
-    from . import columns as C
-    from .fields import fields_html, layout_line
+    from .fields import fields_html, headings_html, layout_line
     from .labels import LABEL_BLOCKS, POSITION_LABELS, block_size
 
-    cols = C.columns_for(result.tensor)
-    figs.render(cols, result.layout, unit)
+    cols, tensor = _drawn_columns(result, question)
+    waiting = "" if question is None else L.WITHHELD[question.ask].grid
+    figs.concealed = question is not None
+    figs.render(cols, tensor.layout, unit)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
 
     def size(fig) -> list:
         return [fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end,
                 fig.width, fig.height]  # fmt: skip
 
-    copy = " — a new packed copy; positions index the copy" if result.copied else ""
     layout = result.layout
+    copied = result.copied and tensor is result.tensor
+    logical_heading, buffer_heading = headings_html(
+        tensor.layout.shape, len(tensor.buffer), cols.buffer_cols, copied, waiting
+    )
     return {
         "sources": sources,
         # The labels as blocks, unpadded: lesson_page.mjs pads each to its size, and drops
         # the position labels while a question waits, as Figures.label_rows does.
-        "labels": _plain(figs.label_blocks(cols, figs.cells, False)),
+        "labels": _plain(figs.label_blocks(cols, figs.cells, question is not None)),
         "label_sizes": {kind: block_size(kind) for b in LABEL_BLOCKS.values() for kind in b},
         "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
@@ -142,24 +148,29 @@ def _drawing(result, figs, unit: str = "elements") -> dict:
         "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
         "summary": bool(cols.summary),
         "odometer": figs.odometer.text,
-        "fields": fields_html(layout, unit, copied=result.copied),
+        "fields": "" if question is not None else fields_html(layout, unit, copied=result.copied),
         # Before the answer only the pipeline: the layout line holds the strides.
         "pipeline": (
             f"Tensor.arange ({html.escape(', '.join(map(str, result.shape)))})"
             f'<code class="candela-export-ops">{html.escape(result.ops)}</code>'
         ),
-        "layout": f" → {html.escape(layout_line(layout, unit))}",
-        "logical_heading": (
-            '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>"
-        ),
-        "buffer_heading": (
-            f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
-        ),
+        "layout": "" if question is not None else f" → {html.escape(layout_line(layout, unit))}",
+        "logical_heading": logical_heading,
+        "buffer_heading": buffer_heading,
     }
+
+
+def _drawn_columns(result, question: L.Question | None = None) -> tuple:
+    """``(columns, tensor)`` a state draws: in full, or what ``question`` lets it show."""
+    from . import columns as C
+
+    tensor = result.tensor
+    if question is None:
+        return C.columns_for(tensor), tensor
+    if L.draws_before(question):
+        tensor = result.states[-2] if len(result.states) > 1 else result.states[0]
+        return C.withheld_columns(C.columns_for(tensor), 0), tensor
+    return C.withheld_columns(C.columns_for(tensor), L.walk_limit(question, tensor.layout)), tensor
 
 
 def _step_state(step: L.Step):
@@ -282,6 +293,8 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
     }
     if step.question is not None:
         data["question"] = _question_data(step.question, result.layout, unit)
+        # What the page draws until the question is answered or shown.
+        data["withheld"] = _drawing(result, figs, unit, step.question)
     elif step.challenge is not None:
         challenge = step.challenge
         solved = L.show_solution(step, unit)
@@ -388,12 +401,12 @@ class _Page:
         heading = '<div class="candela-heading">{}</div>'
         self.state = _div("", "lesson-state", width=w)
         self.fields_heading = _div(heading.format("fields"), width=w, visible=False)
-        self.fields = _div(first["drawing"]["fields"], "lesson-fields", width=w, visible=False)
+        self.fields = _div("", "lesson-fields", width=w, visible=False)
         self.error = _div("", "lesson-error", width=w)
         self.info = column(self.state, self.fields_heading, self.fields, self.error)
         self.logical_heading = _div("", "logical-heading", width=560)
         self.buffer_heading = _div("", "buffer-heading", width=600)
-        f.concealed = True
+        f.concealed = lesson.steps[0].question is not None
         f.render(*_first_columns(lesson, unit))
         args = dict(
             store=self.store,
@@ -468,10 +481,11 @@ class _Page:
 
 
 def _first_columns(lesson: L.Lesson, unit: str = "elements"):
-    from . import columns as C
-
-    result, _ = _step_state(lesson.steps[0])
-    return C.columns_for(result.tensor), result.layout, unit
+    # The first step as the page shows it before its script runs: withheld, if it asks.
+    step = lesson.steps[0]
+    result, _ = _step_state(step)
+    cols, tensor = _drawn_columns(result, step.question)
+    return cols, tensor.layout, unit
 
 
 def export_lesson_html(lesson: L.Lesson | str, unit: str = "elements") -> str:

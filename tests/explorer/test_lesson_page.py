@@ -342,12 +342,18 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     expect(shown).to_contain_text("→ The answer: the buffer position after walk step 5 is 2.")
     expect(reveal).to_contain_text("0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11")
 
-    # p: back a step; space plays the walk.
+    # p: back a step, asked afresh; space plays the walk up to the asked jump (adj_stride[0]:
+    # the first step of axis 0, into element 3) and no further.
     page.locator("body").click(position={"x": 1, "y": 1})
     page.keyboard.press("p")
     expect(step).to_have_text("step 2 of 5")
     page.keyboard.press(" ")
-    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] > 2")
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] === 2")
+    odometer = page.locator(".candela-odometer")
+    expect(odometer).to_contain_text("the next step shows once the question is answered")
+    page.keyboard.press("ArrowRight")
+    expect(odometer).to_contain_text("element 3 of 12")
+    assert _cursor(page) == 2
 
     # Hover links a cell of the grid to the buffer position it reads.
     plot = page.locator(".bk-Figure").first

@@ -256,3 +256,33 @@ def test_a_len_question_draws_the_tensor_before_its_step():
     assert "shape (3, 4)" in ex.logical_heading.object and "(2, 2)" not in ex.logical_heading.object
     ex.classroom.show_me()
     assert len(f.logical_source.data["x"]) == 4 and len(f.frames_source.data["pos"]) == 4
+
+
+# ---------------------------------------------------------------- the offline lesson page
+
+
+@pytest.mark.parametrize("lesson", [lsn for lsn in CATALOGUE if any(s.question for s in lsn.steps)],
+                         ids=lambda lsn: lsn.id)  # fmt: skip
+def test_the_lesson_page_draws_every_waiting_question_withheld(lesson):
+    from explorer.lesson_page import lesson_page_data
+
+    data = lesson_page_data(lesson)
+    for step, shown in zip(lesson.steps, data["steps"]):
+        q = step.question
+        if q is None:
+            assert "withheld" not in shown
+            continue
+        layout = asked_layout(step)
+        waiting, full = shown["withheld"], shown["drawing"]
+        limit = 0 if L.draws_before(q) else L.walk_limit(q, layout)
+        positions = [int(p) for p in layout.positions()]
+        assert waiting["sources"]["frames_source"]["pos"] == positions[:limit]
+        assert full["sources"]["frames_source"]["pos"] == positions
+        assert waiting["fields"] == "" and waiting["layout"] == ""
+        assert len(set(waiting["sources"]["buffer_source"]["color"])) <= 1
+        texts = [t for kind, rows in waiting["labels"]["logical"] if rows for t in rows["text"]]
+        assert not any(re.fullmatch(r"-?\d+|@-?\d+", str(t)) for t in texts)
+        assert all(rows is None for kind, rows in waiting["labels"]["buffer"] if kind == "offset")
+        if q.ask == "shape" and len(step.ops.strip()):
+            answer = tuple(L.expected_answer(q, layout))
+            assert str(answer) not in plain(waiting["logical_heading"])
