@@ -53,9 +53,10 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     expect(page.locator(".candela-question")).to_contain_text("stride[0]")
     # presenter mode enlarges the type (wait: the stylesheet may land after the text)
     expect(page.locator(".candela-question")).to_have_css("font-size", "20px")
-    # Step 1's question hides the fields; the layout drawn is (3, 4).transpose().
+    # Step 1's question (stride[0] of (3, 4).transpose()) hides the fields; the walk sent
+    # stops before axis 0 first steps: [0, 4, 8], not on to 1.
     positions = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
-    assert positions == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+    assert positions == [0, 4, 8]
 
     # n: next lesson step, through the server.
     body.press("n")
@@ -70,11 +71,12 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 1"))
     assert cursor(page) == (1, 4)
     page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 3"))
-    assert cursor(page) == (3, 1)  # the backward jump, 8 -> 1
-    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowRight")  # the backward jump 8 -> 1 is the answer: it stops
     page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 2"))
+    expect(page.locator(".candela-odometer")).to_contain_text("the next step shows once")
+    assert cursor(page) == (2, 8)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(model_js("return mark('logical', 'cursor').k[0] === 1"))
 
     # Typing in the answer box must not move the walk: "n" and digits are text there.
     answer = page.locator(".candela-answer input")
