@@ -18,7 +18,6 @@ Serve it with ``candela-explorer`` or ``panel serve explorer/app.py``.
 
 from __future__ import annotations
 
-import html
 import logging
 import weakref
 
@@ -32,6 +31,7 @@ from explorer.fields import fields_html, headings_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
+from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -367,7 +367,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )
 
     def _show_error(self, *events) -> None:
-        text = html.escape(self.error) if self.error else ""
+        text = inline_html(self.error) if self.error else ""
         self.error_pane.object = f'<div class="candela-error" role="alert">{text}</div>'
 
     def _apply_view_state(self, *events) -> None:

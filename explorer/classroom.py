@@ -32,7 +32,7 @@ import panel as pn
 
 from . import lessons as L
 from .lesson_page import download_button
-from .markup import lesson_html
+from .markup import inline_html, lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
 from .quick import QuickHTML
 from .state import ExplorerState, StateError
@@ -328,7 +328,7 @@ class Classroom:
 
     def _show_message(self, text: str) -> None:
         self._message_text = text or None
-        body = html.escape(text)
+        body = inline_html(text)
         self.message_pane.object = f'<div class="candela-lesson-message">{body}</div>'
 
     def _show_step(self) -> None:
@@ -392,14 +392,14 @@ class Classroom:
         question, challenge = step.question, step.challenge
         if question is not None:
             self.question_pane.object = (
-                f'<div class="candela-question">{html.escape(question.prompt)}</div>'
+                f'<div class="candela-question">{inline_html(question.prompt)}</div>'
             )
             self.answer_input.placeholder = "e.g. -7 or (4, 3)"
         elif challenge is not None:
             target = L.describe_target(challenge.target, unit=self.state.unit)
             self.question_pane.object = (
-                f'<div class="candela-question">{html.escape(challenge.prompt)}</div>'
-                f'<div class="candela-target">target: {html.escape(target)}</div>'
+                f'<div class="candela-question">{inline_html(challenge.prompt)}</div>'
+                f'<div class="candela-target">target: {inline_html(target)}</div>'
             )
             self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
 
@@ -418,13 +418,13 @@ class Classroom:
         else:
             kind, mark = "wrong", "✗ "
         worked = (
-            f'<div class="candela-worked">{html.escape(verdict.worked)}</div>'
+            f'<div class="candela-worked">{inline_html(verdict.worked)}</div>'
             if verdict.readable
             else ""
         )
         self.verdict_pane.object = (
             f'<div class="candela-verdict candela-verdict-{kind}">'
-            f"{mark}{html.escape(verdict.message)}{worked}</div>"
+            f"{mark}{inline_html(verdict.message)}{worked}</div>"
         )
 
 

@@ -221,10 +221,15 @@ function show(args, st, i) {
   args.question.visible = asks
 }
 
+// Plain text with its `code` spans as code, as explorer.markup.inline_html renders it.
+function inline(text) {
+  return escape(text).replace(/`([^`\n]+)`/g, "<code>$1</code>")
+}
+
 function verdictHtml(kind, message, worked) {
   const mark = {right: "✓ ", shown: "→ ", wrong: "✗ ", unread: ""}[kind]
-  const work = worked ? `<div class="candela-worked">${escape(worked)}</div>` : ""
-  return `<div class="candela-verdict candela-verdict-${kind}">${mark}${escape(message)}${work}</div>`
+  const work = worked ? `<div class="candela-worked">${inline(worked)}</div>` : ""
+  return `<div class="candela-verdict candela-verdict-${kind}">${mark}${inline(message)}${work}</div>`
 }
 
 // After a right answer or "show me": the reveal, the fields, every label, and play.

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lessons as L
+from .markup import inline_html
 
 __all__ = [
     "CHALLENGE_OFFLINE",
@@ -286,7 +287,7 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
         ),
         "text": _markdown(text) + _unit_note(unit, step),
         "reveal": _markdown(step.reveal) if step.reveal else "",
-        "error": html.escape(error),
+        "error": inline_html(error),
         "drawing": _drawing(result, figs, unit),
         "question": None,
         "challenge": None,
@@ -300,7 +301,7 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
         solved = L.show_solution(step, unit)
         data["challenge"] = {
             "prompt": _markdown(challenge.prompt),
-            "target": html.escape(L.describe_target(challenge.target, unit=unit)),
+            "target": inline_html(L.describe_target(challenge.target, unit=unit)),
             "shown": solved.message,
             "shown_worked": solved.worked,
             "drawing": _drawing(

@@ -24,7 +24,7 @@ import functools
 import re
 from urllib.parse import urlsplit
 
-__all__ = ["MAX_CHARS", "lesson_html", "safe_url"]
+__all__ = ["MAX_CHARS", "inline_html", "lesson_html", "safe_url"]
 
 #: Longer text is cut (and says so): a lesson step is a paragraph or two.
 MAX_CHARS = 20_000
@@ -90,3 +90,22 @@ def lesson_html(text: str) -> str:
     if cut:
         out += "<p><em>(the rest of this text is too long to show)</em></p>\n"
     return out
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline_html(text: object) -> str:
+    """One line of plain text as HTML, its `` `code` `` spans as code: nothing else is markup.
+
+    For the texts that are not Markdown (a question's prompt, a verdict, a hint, an
+    error message): everything is escaped first, so only the backticks mean anything.
+
+    >>> inline_html("step 1 `.view((12,))`: <b>no</b>")
+    'step 1 <code>.view((12,))</code>: &lt;b&gt;no&lt;/b&gt;'
+    """
+    import html
+
+    text = "" if text is None else str(text)
+    text = text.encode("utf-8", "replace").decode("utf-8")[:MAX_CHARS]
+    return _CODE_SPAN.sub(r"<code>\1</code>", html.escape(text, quote=False))

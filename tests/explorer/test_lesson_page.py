@@ -421,3 +421,14 @@ def test_offline_lesson_in_bytes_takes_bytes_or_elements_and_reveals_bytes(open_
     )
     expect(page.locator(".candela-adj-stride")).to_have_text("(-28, 16)")
     expect(page.locator(".candela-odometer")).to_contain_text("bytes")
+
+
+@pytest.mark.browser
+def test_offline_lesson_shows_a_verdict_code_as_code(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("challenges")
+    page.locator(".candela-show-me button").click()
+    shown = page.locator(".candela-verdict-shown")
+    expect(shown.locator("code").first).to_have_text(".transpose()")
+    assert "`" not in shown.inner_text()

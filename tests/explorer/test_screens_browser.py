@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 def open_at(page, url, query, width, height):
     page.set_viewport_size({"width": width, "height": height})
     page.goto(url + query)
-    page.locator(".candela-shape").wait_for(state="attached")
+    page.locator(".candela-title").wait_for(state="attached")
     page.wait_for_function(
         "() => window.Bokeh && Bokeh.documents.length > 0"
         " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
