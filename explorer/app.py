@@ -118,11 +118,16 @@ class _View:
         self.root._on_shown = lambda: (e := owner()) is not None and e._keep_view(self)
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
-        """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
+        """Presenter mode puts the lesson first, where a projector shows it, and the
+        traversal's controls above the figures, on the first screen; else the tools."""
         first, last = (ex.lesson_area, ex.controls) if presenter else (ex.controls, ex.lesson_area)
         order = [ex.title, first, self.views, last]
         if list(self.root.objects) != order:
             self.root.objects = order
+        views = [o for o in self.views.objects if o is not self.traversal]
+        views = [self.traversal, *views] if presenter else [*views[:5], self.traversal, *views[5:]]
+        if list(self.views.objects) != views:
+            self.views.objects = views
 
 
 class Explorer(ExplorerState, pn.viewable.Viewer):
@@ -154,6 +159,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
+        self.keys.param.watch(self._apply_view_state, ["screen_width"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -383,7 +389,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             self.editor.show_steps_now()
             for part in self.editor.step_view:
                 part.visible = not (on or hidden)
-            self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
+            lesson_width = self._lesson_width(on)
+            if self.lesson_area.width != lesson_width:
+                self.lesson_area.width = lesson_width
             for obj in self._styled_objects():
                 classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
                 if on or len(classes) != len(obj.css_classes):
@@ -393,9 +401,36 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
                 view.figures.concealed = hidden
+                view.figures.screen_px = self._figures_room(on)
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                 self._draw(view)
+
+    def _lesson_width(self, presenter: bool) -> int:
+        """The lesson panel's width: wider in presenter mode, and more on a wide screen."""
+        if not presenter:
+            return LESSON_WIDTH
+        screen = self.keys.screen_width
+        return int(max(PRESENTER_LESSON_WIDTH, min(640, 0.28 * screen)))
+
+    def _figures_room(self, presenter: bool) -> float | None:
+        """The width the figures' column has on the page's screen (None: not known yet).
+
+        The lesson (or the tools) take their column; the other one sits beside the
+        figures only if the figures keep 480 px, else it wraps below them.
+        """
+        screen = self.keys.screen_width
+        if not screen:
+            return None
+        first, last = (
+            (self._lesson_width(True), CONTROLS_WIDTH)
+            if presenter
+            else (CONTROLS_WIDTH, LESSON_WIDTH)
+        )
+        room = screen - first - 16 - 40  # the gap and the page's margins
+        if room - last - 16 >= 480:
+            room -= last + 16
+        return max(room, 300)
 
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane]

@@ -110,6 +110,8 @@ class Editor:
     def editing_parts(self) -> list:
         """What presenter mode hides: the tools a projected lesson does not need."""
         return [
+            self.shape_input,
+            self.ops_input,
             self.unit_select,
             self.undo_button,
             self.reset_button,

@@ -193,14 +193,27 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> float:
+def fit(
+    fig: figure,
+    cols: int,
+    rows: float,
+    top: float,
+    max_px: int,
+    scale: float,
+    screen_px: float | None = None,
+) -> float:
     """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
 
     Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
-    wider, and scrolls inside its panel.
+    wider, and scrolls inside its panel. ``screen_px`` is the width the figures' column
+    has on the screen, when known: enlarged cells shrink to it (a projector's 1024 px),
+    never below their size at scale 1.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
-    cell = scale * max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
+    unscaled = max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
+    cell = scale * unscaled
+    if screen_px:
+        cell = max(unscaled, min(cell, (screen_px - 8) / (max(cols, 1) + 0.2)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = int(cell * (cols + 0.2)) + 8
@@ -222,6 +235,9 @@ class Figures:
         self.scale = 1.0
         #: Hide what would answer a lesson's question: position and read-count labels.
         self.concealed = False
+        #: The width in px the figures' column has on the screen, when the page told it
+        #: (presenter mode fits enlarged figures to it); None: unknown.
+        self.screen_px: float | None = None
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: Where the offset marker points up at the cell the walk starts from (or None).
@@ -439,13 +455,17 @@ class Figures:
             return
         self.scale = factor
         px = round(14 * factor)
-        sheet = [InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: {px}px; }}")]
+        sheet = [
+            InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: max({px}px, 1.1vw); }}")
+        ]
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
             widget.update(
                 tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
             )
-        self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
+        self.odometer.update(
+            styles=_odometer_styles(px, grow=factor != 1), height=round(44 * factor)
+        )
 
     def set_unit(self, unit: str) -> None:
         """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
@@ -472,13 +492,15 @@ class Figures:
             grid = cols.grid
             top = 0.9 if len(grid.shape) > 2 else 0.0
             cells["logical"] = fit(
-                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale
-            )
+                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale,
+                self.screen_px,
+            )  # fmt: skip
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above for the jump arcs, and below for the offset marker.
             cells["buffer"] = fit(
-                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale
-            )
+                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale,
+                self.screen_px,
+            )  # fmt: skip
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
         alt = {
@@ -558,9 +580,11 @@ class Figures:
             figure_.html_attributes = {"role": "img", "aria-label": label}
 
 
-def _odometer_styles(px: int) -> dict:
-    # A line of its own in the wrapping traversal row.
-    return {"font-size": f"{px}px", "flex": "1 1 100%"}
+def _odometer_styles(px: int, grow: bool = False) -> dict:
+    # A line of its own in the wrapping traversal row; enlarged, it grows with the screen
+    # (28 px and more on a 1920 px projector).
+    size = f"max({px}px, 1.5vw)" if grow else f"{px}px"
+    return {"font-size": size, "flex": "1 1 100%"}
 
 
 def _plain_text(markup: str) -> str:

@@ -182,6 +182,16 @@ export function render({model, view}) {
     if (model.follow_history) model.send_msg({search: window.location.search})
   }
 
+  // The page's width, so presenter mode can fit its enlarged figures to a projector's screen.
+  let resized = null
+  const onResize = () => {
+    clearTimeout(resized)
+    resized = setTimeout(() => model.send_msg({screen: Math.round(window.innerWidth)}), 250)
+  }
+  onResize()
+  window.addEventListener("resize", onResize)
+  model.on("remove", () => window.removeEventListener("resize", onResize))
+
   // Capture, so a notebook's own shortcuts do not see the keys an explorer takes.
   window.addEventListener("keydown", onKey, true)
   window.addEventListener("pointerdown", onPointer, true)

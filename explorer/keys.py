@@ -31,6 +31,9 @@ class Keys(JSComponent):
     """
 
     play_count = param.Integer(default=0, doc="Raised by the server to play the traversal.")
+    screen_width = param.Integer(
+        default=0, doc="The page's width in CSS px, as the browser last said (0: not yet)."
+    )
     follow_history = param.Boolean(
         default=False, doc="Report the back and forward buttons (only when served)."
     )
@@ -56,7 +59,11 @@ class Keys(JSComponent):
     def _handle_msg(self, msg: Any) -> None:
         if not isinstance(msg, dict):
             return
-        key, search = msg.get("key"), msg.get("search")
+        key, search, screen = msg.get("key"), msg.get("search"), msg.get("screen")
+        if isinstance(screen, int) and 200 <= screen <= 20000:
+            if screen != self.screen_width:
+                self.screen_width = screen
+            return
         if key in ("next", "previous") and self.on_key is not None:
             self.on_key(key)
         elif isinstance(search, str) and len(search) <= 8192 and self.on_history is not None:

@@ -89,6 +89,45 @@ def test_presenter_mode_looks_the_same_however_it_was_reached(page, explorer_ser
     expect(page.locator(".candela-question")).to_have_css("font-size", size_on)
 
 
+def figure_boxes(page) -> list[dict]:
+    return page.locator(".bk-Figure").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return {left: r.left, right: r.right, width: r.width} })"
+    )
+
+
+def test_presenter_mode_fits_a_projector_of_any_size(page, explorer_server):
+    query = "?lesson=transpose&step=2&presenter=true"
+    # 1024x768: every figure whole on the screen, no sideways scroll, no editing boxes.
+    open_at(page, explorer_server, query, 1024, 768)
+    page.locator(".candela-keys").wait_for()
+    # The page tells the server its width; the enlarged buffer (776 px wide at 1280)
+    # is drawn to fit.
+    buffer = page.locator(".bk-Figure").nth(1).element_handle()
+    page.wait_for_function("e => e.getBoundingClientRect().right <= 1024", arg=buffer)
+    boxes = figure_boxes(page)
+    assert len(boxes) == 2 and all(b["left"] >= 0 and b["right"] <= 1024 for b in boxes), boxes
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    expect(page.locator(".candela-shape-input")).to_be_hidden()
+    expect(page.locator(".candela-ops-input")).to_be_hidden()
+    # 1280x720: the traversal's controls on the first screen.
+    open_at(page, explorer_server, query, 1280, 720)
+    page.locator(".candela-keys").wait_for()
+    for part in (".candela-toggle", ".candela-forward", ".candela-back", ".candela-odometer"):
+        inside_viewport(page, part, 1280, 720)
+    # 1920x1080: the type grows with the screen, to 28 px and more.
+    open_at(page, explorer_server, query, 1920, 1080)
+    page.locator(".candela-keys").wait_for()
+    for part in (".candela-question", ".candela-answer input", ".candela-odometer"):
+        assert font_px(page, part) >= 28, part
+    page.locator(".candela-answer input").fill("3")
+    page.locator(".candela-answer input").press("Enter")
+    page.locator(".candela-show-me button").click()
+    expect(page.locator(".candela-stride")).to_be_visible()
+    assert font_px(page, ".candela-stride") >= 28
+    assert font_px(page, ".candela-verdict") >= 28
+
+
 QUESTION_LESSONS = [
     lesson for lesson in L.list_lessons() if any(step.question is not None for step in lesson.steps)
 ]
