@@ -76,6 +76,8 @@ KEYS_HELP = (
 )
 #: The width of the lesson column (the text, the question, the fields).
 _WIDTH = 400
+#: The width of the figures' column: the widest heading, figure or traversal row.
+_FIGURES_WIDTH = 620
 #: The sources of a Figures a step swaps in, by their argument name in lesson_page.mjs.
 _SOURCES = (
     "logical_source",
@@ -470,6 +472,9 @@ class _Page:
             f.buffer_figure,
             Div(text=legend_html(), stylesheets=sheet),
             f.traversal,
+            # Its own width: the odometer stretched the column to the whole page, which
+            # put the figures under the lesson, below the fold, once its text grew.
+            width=_FIGURES_WIDTH,
         )
         lesson = column(self.lesson_panel, self.info, width=_WIDTH + 10)
         body = row(lesson, views, styles={"flex-wrap": "wrap", "gap": "8px 24px"})

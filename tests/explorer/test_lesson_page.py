@@ -432,3 +432,19 @@ def test_offline_lesson_shows_a_verdict_code_as_code(open_lesson):
     shown = page.locator(".candela-verdict-shown")
     expect(shown.locator("code").first).to_have_text(".transpose()")
     assert "`" not in shown.inner_text()
+
+
+@pytest.mark.browser
+def test_offline_lesson_keeps_its_figures_in_view_after_a_right_answer(open_lesson):
+    from playwright.sync_api import expect
+
+    page = open_lesson("transpose")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _answer(page, "1")
+    expect(page.locator(".candela-verdict-right")).to_be_visible()
+    expect(page.locator(".candela-stride")).to_be_visible()  # the fields: the lesson grew
+    page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] > 1")
+    for figure in page.locator(".bk-Figure").all():
+        box = figure.bounding_box()
+        assert box["x"] > 400, box  # beside the lesson, not under it
+        assert box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 800, box
