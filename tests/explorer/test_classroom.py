@@ -220,7 +220,8 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert ex.figures.logical_figure.width >= (PRESENTER_SCALE - 0.1) * (size[0] - 8)
     assert ex.figures.labels_logical.data["size"][0] != font
     assert not any(part.visible for part in ex.editing_parts)  # a projector needs no editor
-    assert ex.editor.shape_input.visible and ex.editor.ops_input.visible
+    # The shape and pipeline boxes too, as the README says.
+    assert not ex.editor.shape_input.visible and not ex.editor.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
     redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
