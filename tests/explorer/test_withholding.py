@@ -192,12 +192,14 @@ def test_while_a_question_waits_the_document_holds_nothing_that_answers_it(page,
     step = ex.classroom.current_step
     assert ex.concealed and ex.classroom.waiting is step.question
     check_withheld(ex, step, document_text(doc))
+    assert ex.download_button.disabled  # the offline page of this state holds every field
     # After "show me" everything comes back: the whole walk, the colours, the fields.
     ex.classroom.show_me()
     layout = asked_layout(step)
     f = ex.figures
     assert [int(p) for p in f.frames_source.data["pos"]] == [int(p) for p in layout.positions()]
     assert plain(fields_html(layout))[:40] in plain(ex.fields_pane.object)
+    assert not ex.download_button.disabled
     if len(set(int(p) for p in layout.positions())) > 1:
         assert len(set(np.asarray(f.buffer_source.data["color"]).tolist())) > 1
 

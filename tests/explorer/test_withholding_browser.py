@@ -80,12 +80,14 @@ def element_numbers(text: str) -> list[int]:
     return [int(k) for k in re.findall(r"element (\d+) of", text)]
 
 
-def walk_everything(page, total: int) -> tuple[list[int], list[str]]:
-    """Press step ▶, then the right arrow, past the end of the walk; each cursor and odometer."""
+def walk_everything(
+    page, total: int, presses: tuple[str, ...] = ("button", "key")
+) -> tuple[list[int], list[str]]:
+    """Press step ▶, then the right arrow, ``total + 1`` times; each cursor and odometer."""
     seen, texts = [], []
     odometer = page.locator(".candela-odometer").first
     forward = page.locator(".candela-forward button, button.candela-forward").first
-    for press in ("button", "key"):
+    for press in presses:
         page.evaluate(model_js("m('frame-slider').value = 0"))
         for _ in range(total + 1):
             if press == "button":
@@ -165,3 +167,53 @@ def test_a_waiting_question_leaks_through_no_channel_in_the_browser(open_lesson,
     if len(set(positions)) > 1:
         colours = page.evaluate(model_js("return new Set(m('buffer-source').data.color).size"))
         assert colours > 1
+
+
+# ---------------------------------------------------------------- the offline lesson page
+
+
+@pytest.fixture(scope="module")
+def lesson_pages(tmp_path_factory):
+    from explorer.lesson_page import save_lesson_html
+
+    folder = tmp_path_factory.mktemp("withheld-pages")
+    ids = sorted({lesson_id for lesson_id, _, _ in FIRST.values()})
+    return {i: save_lesson_html(i, folder / f"{i}.html") for i in ids}
+
+
+@pytest.mark.parametrize("kind", sorted(FIRST), ids=str)
+def test_the_offline_lesson_page_withholds_a_waiting_question_too(page, lesson_pages, kind):
+    lesson_id, n, step = FIRST[kind]
+    q = step.question
+    layout = L.step_layout(step)
+    positions = [int(p) for p in layout.positions()]
+    limit = 0 if L.draws_before(q) else L.walk_limit(q, layout)
+    page.goto(lesson_pages[lesson_id].as_uri())
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        f" && ({MODEL})('lesson-data')?.__lesson != null"
+    )
+    for _ in range(n - 1):
+        page.locator(".candela-next button").click()
+    expect(page.locator(".candela-lesson-step")).to_contain_text(f"step {n} of")
+    frames = page.evaluate(model_js("return Array.from(m('frames-source').data.pos)"))
+    assert frames == positions[:limit]
+    expect(page.locator(".candela-stride")).to_be_hidden()
+    assert layout_line(layout) not in page.locator("body").inner_text()
+    colours = page.evaluate(model_js("return new Set(m('buffer-source').data.color).size"))
+    assert colours <= 1
+    if limit > 1:  # the keys, past the asked jump (the live explorer's test walks it all)
+        seen, texts = walk_everything(page, limit + 1, presses=("key",))
+        assert max(seen) == limit - 1
+        assert max(k for t in texts for k in element_numbers(t)) == limit
+    # A wrong answer keeps it so; "show me" brings the whole walk back.
+    answer = L.expected_answer(q, layout)
+    box = page.locator(".candela-answer input")
+    box.fill(str(not answer) if isinstance(answer, bool) else "999")
+    box.press("Enter")
+    assert page.evaluate(model_js("return m('frames-source').data.pos.length")) == limit
+    page.locator(".candela-show-me button").click()
+    page.wait_for_function(
+        model_js(f"return m('frames-source').data.pos.length === {len(positions)}")
+    )
+    expect(page.locator(".candela-stride")).to_be_visible()
