@@ -159,7 +159,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
-        self.keys.param.watch(self._apply_view_state, ["screen_width"])
+        self.keys.param.watch(self._on_screen, ["screen_width"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -405,6 +405,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                 self._draw(view)
+
+    def _on_screen(self, *events) -> None:
+        """The page's width changed: only enlarged figures and panels depend on it."""
+        if self.presenter:
+            self._apply_view_state()
+        else:
+            for view in self._views:
+                view.figures.screen_px = self._figures_room(False)
 
     def _lesson_width(self, presenter: bool) -> int:
         """The lesson panel's width: wider in presenter mode, and more on a wide screen."""

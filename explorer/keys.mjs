@@ -183,12 +183,17 @@ export function render({model, view}) {
   }
 
   // The page's width, so presenter mode can fit its enlarged figures to a projector's screen.
+  // Said once as the page opens, then after a resize has settled, and only when it changed.
   let resized = null
+  let said = Math.round(window.innerWidth)
+  model.send_msg({screen: said})
   const onResize = () => {
     clearTimeout(resized)
-    resized = setTimeout(() => model.send_msg({screen: Math.round(window.innerWidth)}), 250)
+    resized = setTimeout(() => {
+      const width = Math.round(window.innerWidth)
+      if (width !== said) model.send_msg({screen: (said = width)})
+    }, 250)
   }
-  onResize()
   window.addEventListener("resize", onResize)
   model.on("remove", () => window.removeEventListener("resize", onResize))
 
