@@ -33,8 +33,9 @@ What the page shows, and when
 
 A step with a question:
 
-1. before an answer: ``step.text`` and ``question.prompt``; the fields stay
-   hidden (and nothing else that holds the answer);
+1. before an answer: ``step.text`` and ``question.prompt``; nothing computed
+   from the asked quantity is shown, doable or sent: :data:`WITHHELD` says, per
+   kind, what is drawn instead and how far the walk may go (:func:`walk_limit`);
 2. on "check": ``v = grade(question, layout, typed)``.
    ``v.correct``: show ``v.message`` and ``v.worked``, then ``step.reveal``,
    the fields, and play the traversal. Wrong but ``v.readable``: show
