@@ -31,7 +31,7 @@ from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
-from explorer.quick import QuickHTML
+from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
 from explorer.url import Location, UrlSync
@@ -218,7 +218,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
         self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.summary_pane = pn.pane.Markdown(
+        self.summary_pane = InlineMarkdown(
             "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
         )
         self.buffer_heading = QuickHTML("", stylesheets=[CSS])

@@ -15,13 +15,19 @@ components here send the change alone and are otherwise Panel's own:
 - :class:`QuickHTML`: Panel's HTML pane; a new ``object`` sets its model's text
   (escaped exactly as Panel does) and nothing else;
 - :class:`QuickSelect`: Panel's select (the step list).
+
+The explorer's panes whose object changes (:class:`QuickHTML`, :class:`InlineMarkdown`)
+keep their stylesheets inline when redrawn in a notebook
+(:mod:`explorer.patches.inline_panes`); other Panel panes are left as Panel made them.
 """
 
 from __future__ import annotations
 
 import panel as pn
 
-__all__ = ["Quick", "QuickHTML", "QuickSelect"]
+from .patches.inline_panes import InlineOnRedraw
+
+__all__ = ["InlineMarkdown", "Quick", "QuickHTML", "QuickSelect"]
 
 
 class Quick:
@@ -33,7 +39,7 @@ class Quick:
         return self._process_param_change({event.name: event.new for event in events})
 
 
-class QuickHTML(Quick, pn.pane.HTML):
+class QuickHTML(InlineOnRedraw, Quick, pn.pane.HTML):
     """Panel's ``HTML`` pane; a new ``object`` updates the model's text and nothing else."""
 
     def _update(self, ref: str, model) -> None:
@@ -42,3 +48,7 @@ class QuickHTML(Quick, pn.pane.HTML):
 
 class QuickSelect(Quick, pn.widgets.Select):
     """Panel's ``Select``, quick to change (see the module)."""
+
+
+class InlineMarkdown(InlineOnRedraw, pn.pane.Markdown):
+    """Panel's ``Markdown`` pane, its stylesheets kept inline when redrawn in a notebook."""

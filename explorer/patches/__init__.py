@@ -45,6 +45,7 @@ __all__ = [
     "apply",
     "browser_module",
     "get",
+    "is_on",
     "left_off",
     "patches",
     "plain",
@@ -150,14 +151,24 @@ def _same_release(installed: str, checked: str) -> bool:
 
 
 def _resolve(need: str) -> bool:
-    """Whether ``"module:attr.path"`` names something that exists."""
+    """Whether ``"module:attr.path"`` names something that exists.
+
+    An attribute of a class must be defined by that package's own classes: a method a
+    release renamed is not found in a base class of another package (Tornado's, for a
+    Bokeh handler).
+    """
     module_name, _, path = need.partition(":")
     try:
         obj = importlib.import_module(module_name)
     except ImportError:
         return False
+    package = module_name.split(".")[0]
     for part in filter(None, path.split(".")):
-        if not hasattr(obj, part):
+        if isinstance(obj, type):
+            owner = next((k for k in obj.__mro__ if part in vars(k)), None)
+            if owner is None or owner.__module__.split(".")[0] != package:
+                return False
+        elif not hasattr(obj, part):
             return False
         obj = getattr(obj, part)
     return True
@@ -208,6 +219,11 @@ def left_off(name: str, reason: str) -> bool:
         _STATE[name] = reason
         log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
     return False
+
+
+def is_on(name: str) -> bool:
+    """Whether the patch ``name`` has been applied (and not left off since)."""
+    return _STATE.get(name) is True
 
 
 def applied() -> dict[str, bool | str]:
