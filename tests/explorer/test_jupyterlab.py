@@ -403,6 +403,7 @@ def test_a_key_moves_only_the_explorer_it_was_pressed_in(lab):
     assert_offline_and_clean(offline)
 
 
+@pytest.mark.patched("enter_box", "notebook_comm")
 def test_a_pipeline_typed_in_a_notebook_applies_on_enter(lab):
     # The boxes keep what is typed in the page (enter_box.mjs): the kernel hears the text
     # on Enter, through the notebook's comm as a server would through its WebSocket.
@@ -445,6 +446,7 @@ LOSE_ACKS = """() => {
 }"""
 
 
+@pytest.mark.patched("notebook_comm")
 def test_an_edit_held_for_a_lost_acknowledgement_still_reaches_the_kernel(lab):
     # Panel holds a change while it waits for the kernel to acknowledge its last
     # message; one acknowledgement sometimes never came while Run All ran, and the typed
