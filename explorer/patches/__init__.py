@@ -10,7 +10,8 @@ A patch is applied with :func:`apply` and is always optional:
 
 - ``CANDELA_PLAIN=1`` in the environment turns every patch off: the explorer then
   runs on its frameworks as they are (slower, never wrong); the command says so
-  when it starts (:func:`plain`).
+  when it starts (:func:`plain`). ``CANDELA_PLAIN=name,name`` turns only the patches
+  named off (one log line each), to measure what each buys.
 - On a version of Panel, Bokeh (or whichever packages a patch names) other than
   those it was checked against, or when a framework name it replaces is missing,
   the patch leaves the framework alone and logs one line saying why
@@ -122,9 +123,22 @@ def get(name: str) -> Patch:
     return _REGISTRY[name]
 
 
+def _plain_value() -> str:
+    return os.environ.get("CANDELA_PLAIN", "").strip().lower()
+
+
+def _named_off() -> set[str]:
+    """The patches ``CANDELA_PLAIN`` names (``CANDELA_PLAIN=cells,steady``), if it names any."""
+    names = {part.strip() for part in _plain_value().split(",") if part.strip()}
+    return names if names and names <= set(patches()) else set()
+
+
 def plain() -> bool:
-    """Whether ``CANDELA_PLAIN`` turns every patch off (any value but ``""``, ``0``, ``false``)."""
-    return os.environ.get("CANDELA_PLAIN", "").strip().lower() not in ("", "0", "false", "no")
+    """Whether ``CANDELA_PLAIN`` turns every patch off: any value but ``""``, ``0``, ``false``,
+    ``no``, or a list of patch names (``CANDELA_PLAIN=cells,steady`` turns only those off, as
+    ``benchmarks/bench_patches.py`` does to measure each)."""
+    value = _plain_value()
+    return value not in ("", "0", "false", "no") and not _named_off()
 
 
 def announce_plain() -> bool:
@@ -178,6 +192,8 @@ def skip_reason(patch: Patch) -> str | None:
     """Why ``patch`` must be left off here (None: it may be applied)."""
     if plain():
         return "CANDELA_PLAIN is set"
+    if patch.name in _named_off():
+        return "CANDELA_PLAIN names it"
     for distribution, checked in patch.checked.items():
         installed = _version(distribution)
         if installed is None or not _same_release(installed, checked):

@@ -187,6 +187,14 @@ def test_candela_plain_values(monkeypatch):
     for value, off in [("1", True), ("yes", True), ("", False), ("0", False), ("false", False)]:
         monkeypatch.setenv("CANDELA_PLAIN", value)
         assert patches.plain() is off, value
+    # Patch names turn only those off (to measure each); a word that is none is all.
+    monkeypatch.setenv("CANDELA_PLAIN", "cells, light_unlock")
+    assert not patches.plain()
+    assert patches.skip_reason(patches.get("cells")) == "CANDELA_PLAIN names it"
+    assert patches.skip_reason(patches.get("light_unlock")) == "CANDELA_PLAIN names it"
+    assert patches.skip_reason(patches.get("steady")) is None
+    monkeypatch.setenv("CANDELA_PLAIN", "cells,nonsense")
+    assert patches.plain()
 
 
 def _cdn_links_after_a_redraw(cls) -> list[str]:
