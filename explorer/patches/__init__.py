@@ -52,6 +52,7 @@ __all__ = [
     "plain",
     "register",
     "skip_reason",
+    "source_hash",
 ]
 
 log = logging.getLogger("candela-explorer")
@@ -79,9 +80,11 @@ class Patch:
     """One change to framework behaviour.
 
     ``checked`` maps a distribution name (``"panel"``, ``"bokeh"``) to the
-    ``major.minor`` it was checked against; ``needs`` lists the names it reads or
-    replaces, as ``"module:attribute.path"``; ``install()`` makes the change, once
-    (calling it again changes nothing). A browser patch has a ``script`` (a file of
+    ``major.minor`` it was checked against (or several, space-separated: ``"3.9 3.10"``);
+    ``needs`` lists the names it reads or replaces, as ``"module:attribute.path"``;
+    ``copies`` maps a framework function whose steps the patch repeats to the first 16
+    hex digits of the SHA-256 of its source, as checked: if that code changes, the patch
+    is left off. ``install()`` makes the change, once (calling it again changes nothing). A browser patch has a ``script`` (a file of
     this package) defining the function ``entry(Bokeh)`` instead of ``install``.
     """
 
@@ -91,6 +94,7 @@ class Patch:
     buys: str
     checked: dict[str, str]
     needs: tuple[str, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()
     install: Callable[[], None] | None = None
     script: str | None = None
     entry: str | None = None
@@ -160,8 +164,25 @@ def _version(distribution: str) -> str | None:
 
 
 def _same_release(installed: str, checked: str) -> bool:
-    want = checked.split(".")
-    return installed.split(".")[: len(want)] == want
+    """Whether ``installed`` is one of the releases ``checked`` lists (``"3.9 3.10"``)."""
+    have = installed.split(".")
+    return any(have[: len(w.split("."))] == w.split(".") for w in checked.split())
+
+
+def source_hash(need: str) -> str | None:
+    """The first 16 hex digits of the SHA-256 of the source of ``"module:attr.path"``."""
+    import hashlib
+    import inspect
+
+    module_name, _, path = need.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in filter(None, path.split(".")):
+            obj = getattr(obj, part)
+        source = inspect.getsource(obj)
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
 def _resolve(need: str) -> bool:
@@ -201,6 +222,9 @@ def skip_reason(patch: Patch) -> str | None:
     for need in patch.needs:
         if not _resolve(need):
             return f"{need} is missing"
+    for need, checked_hash in patch.copies:
+        if source_hash(need) != checked_hash:
+            return f"the code of {need} is not the code it repeats"
     return None
 
 
