@@ -19,13 +19,28 @@ A patch is applied with :func:`apply` and is always optional:
 - A browser patch (a ``.mjs`` file here) is put into the page only when it is on
   (:func:`browser_module`); off, its entry function is an empty one.
 
-Adding a patch: a module here with the patch's code and, at its end,
-``register(Patch(name=..., changes=..., why=..., buys=..., checked={...},
-needs=(...), install=...))``; its name in :data:`MODULES`; and a call to
-``apply(name)`` where it is needed (``explorer.serving.lean_process`` for the
-patches of every served process). ``benchmarks/bench_patches.py`` measures it on
-and off. Nothing outside this package assigns onto a framework class, module or
-prototype.
+Adding a patch:
+
+1. a module here (named by what the patch does) with the change in a function that
+   installs it once, and at its end ``register(Patch(name=..., changes=..., why=...,
+   buys=..., checked={"panel": "1.9"}, needs=("panel.x:Class.method", ...),
+   install=...))``: ``needs`` lists every framework name it reads or replaces (a
+   needed class attribute must be defined by the framework's own classes); a patch
+   that acts on an object (a server, a session) has no ``install`` and calls
+   ``apply(name)`` (and :func:`left_off` when that object lacks a name) where it acts;
+   a patch that repeats a framework function's steps lists it in ``copies``;
+2. the module's name in :data:`MODULES`;
+3. ``apply(name)`` where it is needed: ``explorer.serving.SERVER_PATCHES`` for every
+   served process, ``explorer.patches.browser.BROWSER_PATCHES`` for a ``.mjs`` file
+   (a ``script`` and its ``entry`` function);
+4. a test of what it buys, marked ``@pytest.mark.patched(name)`` (skipped where it is
+   off); ``tests/explorer/test_patches.py`` already holds every registered patch to
+   its guards (another release, a missing name, ``CANDELA_PLAIN``), and
+   ``benchmarks/bench_patches.py`` measures it on and off once it is in its
+   ``OWN_MEASURE``.
+
+Nothing outside this package assigns onto a framework class, module or prototype
+(``tests/explorer/test_layers.py`` checks it).
 """
 
 from __future__ import annotations
