@@ -232,3 +232,15 @@ def test_in_a_notebook_only_the_explorers_panes_are_redrawn_inline(monkeypatch):
     # Not the explorer's: left as Panel made them (links, as Panel 1.9 sends them).
     assert _cdn_links_after_a_redraw(pn.pane.HTML)
     assert _cdn_links_after_a_redraw(pn.pane.Markdown)
+
+
+@pytest.mark.patched("unparsed_location")
+def test_a_query_value_of_5000_digits_is_served_with_the_location_patch():
+    # Panel parses every all-digit query value into an int, past Python's limit: HTTP 500
+    # (test_plain_browser.py shows it with the patch off).
+    from explorer.testing import http_get, served_app
+
+    with served_app(ready=0) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        status, _ = http_get(port, "/?x=" + "1" * 5000)
+    assert status == 200
