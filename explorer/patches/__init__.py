@@ -86,6 +86,7 @@ MODULES = (
     "lean_bundles",
     "pool_sessions",
     "inline_panes",
+    "quick_updates",
     "browser",
 )
 
