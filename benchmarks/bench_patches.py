@@ -16,7 +16,7 @@ Measures (WebSocket clients speaking Bokeh's protocol, as ``bench_load.py``; no 
   (``lean_serialization``);
 - ``edit``: an edit's round trip, Enter to the new columns in (``no_debounce``,
   ``answer_at_once``), and the server's CPU an edit (``one_write_per_message``,
-  ``light_unlock``);
+  ``light_unlock``, ``quick_updates``);
 - ``bundles``: the bytes of the scripts the page lists (``lean_bundles``);
 - ``pool``: a GET of the page once the pool is full (``--ready 3``; ``pool_sessions``).
 
@@ -53,6 +53,7 @@ OWN_MEASURE = {
     "answer_at_once": "edit ms",
     "one_write_per_message": "edit CPU ms",
     "light_unlock": "edit CPU ms",
+    "quick_updates": "edit CPU ms",
     "lean_bundles": "bundle KB",
     "pool_sessions": "pool GET ms",
 }
@@ -209,9 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "yes" if ratio <= 0.9 else "**no**"
         print(f"| `{name}` | {what} | {on:.1f} | {off:.1f} | {ratio:.2f} | {verdict} |")
     print()
-    print("| every patch on / off | " + " | ".join(sorted({*OWN_MEASURE.values()})) + " |")
+    measures = sorted({*OWN_MEASURE.values()})
+    print("| every patch | " + " | ".join(measures) + " |")
+    print("|---|" + "---:|" * len(measures))
     for key in ("on", "all off"):
-        cells = " | ".join(f"{median(key, w):.1f}" for w in sorted({*OWN_MEASURE.values()}))
+        cells = " | ".join(f"{median(key, w):.1f}" for w in measures)
         print(f"| {key} | {cells} |")
     if args.browser:
         browser_pairs()
