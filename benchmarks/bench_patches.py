@@ -14,10 +14,8 @@ Measures (WebSocket clients speaking Bokeh's protocol, as ``bench_load.py``; no 
 - ``open``: the server's CPU to open a 64x64 page (GET, document pulled) taken from the
   pool of pages built ahead, where serializing the document is most of it
   (``lean_serialization``);
-- ``edit``: an edit's round trip, Enter to the new columns in (``no_debounce``,
-  ``answer_at_once``), and the server's CPU an edit (``one_write_per_message``,
-  ``light_unlock``, ``quick_updates``);
-- ``bundles``: the bytes of the scripts the page lists (``lean_bundles``);
+- ``edit``: an edit's round trip, Enter to the new columns in (``no_debounce``), and
+  the server's CPU an edit (``one_write_per_message``, ``quick_updates``);
 - ``pool``: a GET of the page once the pool is full (``--ready 3``; ``pool_sessions``).
 
 The browser patches (``steady``, ``cells``, ``enter_box``) are measured by
@@ -50,11 +48,8 @@ from explorer.testing import BokehClient, http_get, wait_for_port  # noqa: E402
 OWN_MEASURE = {
     "lean_serialization": "open CPU ms",
     "no_debounce": "edit ms",
-    "answer_at_once": "edit ms",
     "one_write_per_message": "edit CPU ms",
-    "light_unlock": "edit CPU ms",
     "quick_updates": "edit CPU ms",
-    "lean_bundles": "bundle KB",
     "pool_sessions": "pool GET ms",
 }
 BROWSER_PATCHES = ("steady", "cells", "enter_box")
@@ -107,19 +102,6 @@ class Server:
             self.proc.kill()
 
 
-def bundle_kb(port: int) -> float:
-    """KB of the scripts the page lists (as served, uncompressed)."""
-    _, page = http_get(port, "/")
-    total = 0
-    for src in re.findall(rb'<script[^>]+src="([^"]+)"', page):
-        path = src.decode()
-        if path.startswith("http"):
-            path = "/" + path.split("/", 3)[3]
-        _, body = http_get(port, path if path.startswith("/") else "/" + path)
-        total += len(body)
-    return total / 1024
-
-
 async def sessions(port: int, pid: int, opens: int, edits: int) -> dict:
     """Open ``opens`` pages (server CPU each), then time ``edits`` edits on one of them."""
     clients, opened = [], []
@@ -149,7 +131,6 @@ def measure(plain: str, edits: int) -> dict:
     server = Server(plain)
     try:
         found = asyncio.run(sessions(server.port, server.proc.pid, 1, edits))
-        found["bundle KB"] = bundle_kb(server.port)
     finally:
         server.stop()
     server = Server(plain, ready=3)

@@ -1,4 +1,4 @@
-"""How the explorer is served: compressed, only the Bokeh bundles it uses, no per-session checks.
+"""How the explorer is served: compressed, no per-session checks, the patches of a served process.
 
 Every server of the app (``candela-explorer``, :func:`explorer.testing.served_app`,
 the benchmarks) starts from :func:`server_settings` and calls
@@ -16,14 +16,14 @@ the benchmarks) starts from :func:`server_settings` and calls
   Bokeh's server leaves it off unless told a level; level 1 costs a few
   milliseconds a session, and each open connection keeps a compressor
   (about 0.3 MB with zlib's defaults).
-- **Bundles**: Bokeh's server puts every one of its bundles in the page.
-  ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
-  (``output_backend="canvas"``). ``bokeh-tables`` is not used either, but
+- **Bundles**: Bokeh's server puts every one of its bundles in the page, as it
+  does. ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
+  (``output_backend="canvas"``), and the offline page (:mod:`explorer.export`)
+  leaves it out (:func:`lean_resources`). Leaving it out of served pages took a
+  change to Bokeh's server and saved 7% of the bytes of a first load: less than
+  a tenth, so served pages keep it. ``bokeh-tables`` is not used either, but
   Panel 1.9's own bundle needs it to load (its Tabulator imports Bokeh's table
-  module when ``panel.min.js`` runs), so it stays. The offline page
-  (:mod:`explorer.export`) leaves out the same bundle. A notebook keeps them
-  all: Panel's extension is loaded once for the whole notebook page, whose
-  other outputs may well draw with WebGL.
+  module when ``panel.min.js`` runs). A notebook keeps them all.
 - **No document validation per session**: Bokeh checks each new session's
   models for modelling mistakes (``BOKEH_VALIDATE_DOC``), which only ever logs,
   and costs each session walks over all its models: about a tenth of a
@@ -32,8 +32,8 @@ the benchmarks) starts from :func:`server_settings` and calls
 
 - **Patches** (:data:`SERVER_PATCHES`, each in :mod:`explorer.patches`, each
   optional): models serialized without working out defaults, no 50 ms wait
-  before an edit and none after it, one write per message, a change unlocking
-  only what is locked, a URL with a long number served, the garbage of ended
+  before an edit, one write per message (so an edit's answer never waits for
+  the socket either), a URL with a long number served, the garbage of ended
   sessions collected at a pause of the pages and their memory handed back.
   ``CANDELA_PLAIN=1`` turns them all off.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
@@ -59,7 +59,6 @@ from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import patches
-from .patches.lean_bundles import lean_bundles
 
 __all__ = [
     "SERVER_PATCHES",
@@ -224,19 +223,16 @@ def lean_resources(resources):
 
 
 def prepare_server(server) -> None:
-    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages, no validation.
+    """Before ``server`` (what :func:`panel.serve` returns) serves: no validation, the patches.
 
-    Its pages then list only the bundles the explorer uses
-    (:mod:`explorer.patches.lean_bundles`); every session of every server in this
-    process skips Bokeh's document validation, and the patches of
-    :func:`lean_process` are applied. What the process holds before it serves is
+    Every session of every server in this process skips Bokeh's document
+    validation, and the patches of :func:`lean_process` are applied. What the process holds before it serves is
     left out of every collection (:func:`freeze_lasting`): import the app first.
     Pages built ahead are the caller's to add (:func:`explorer.pool.install`): the
     command composes the server, the page and the pool.
     """
     lean_process()
     freeze_lasting()
-    lean_bundles(server, lean_resources)
 
 
 #: The patches of every served process (:mod:`explorer.patches`), in the order applied.
@@ -244,9 +240,7 @@ SERVER_PATCHES = (
     "lean_serialization",
     "unparsed_location",
     "no_debounce",
-    "answer_at_once",
     "one_write_per_message",
-    "light_unlock",
     "watch_messages",
     "collect_at_a_pause",
 )

@@ -82,8 +82,6 @@ MODULES = (
     "unparsed_location",
     "immediate_changes",
     "one_write",
-    "light_unlock",
-    "lean_bundles",
     "pool_sessions",
     "inline_panes",
     "quick_updates",

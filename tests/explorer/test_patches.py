@@ -32,7 +32,6 @@ if mode == "plain":
 import panel  # Panel changes some of Bokeh's names when imported (its RequestProxy)
 
 import explorer.patches as P
-from explorer.patches.lean_bundles import lean_bundles
 from explorer.patches.pool_sessions import app_context
 
 lines = []
@@ -69,10 +68,7 @@ def owner_of(need):
 
 
 def fake_server():
-    resources = lambda absolute_url=None: "all bundles"
-    return types.SimpleNamespace(
-        _tornado=types.SimpleNamespace(resources=resources, _applications={"/": object()})
-    ), resources
+    return types.SimpleNamespace(_tornado=types.SimpleNamespace(_applications={"/": object()}))
 
 
 out = {}
@@ -95,8 +91,7 @@ for name, patch in P.patches().items():
         delattr(obj, attr)
         restore = lambda obj=obj, attr=attr, value=value: setattr(obj, attr, value)
     applied = P.apply(name)
-    server, resources = fake_server()
-    bundles = lean_bundles(server, lambda r: "lean") if name == "lean_bundles" else None
+    server = fake_server()
     context = app_context(server) if name == "pool_sessions" else None
     module = P.browser_module((name,)) if patch.script else ""
     if restore is not None:
@@ -106,8 +101,6 @@ for name, patch in P.patches().items():
         "applied": applied,
         "lines": list(lines),
         "changed": sorted(n for n in patch.needs if after[n] is not before[n]),
-        "server_touched": server._tornado.resources is not resources,
-        "bundles": bundles,
         "context": context is not None,
         "script": bool(patch.script),
         "stub": module.startswith(f"function {patch.entry}(Bokeh) {{}}") if patch.script else None,
@@ -137,7 +130,7 @@ def normal() -> dict:
 
 def test_every_patch_declares_what_it_changes_why_and_what_it_buys():
     every = patches.patches()
-    assert len(every) >= 15
+    assert len(every) >= 12
     for name, patch in every.items():
         assert patch.name == name
         assert patch.changes and patch.why and patch.buys, name
@@ -158,7 +151,6 @@ def test_on_the_checked_releases_every_patch_applies(normal):
             assert found["changed"], (name, found)  # it replaced what it names
         if found["script"]:
             assert found["stub"] is False, name  # the script itself goes into the page
-    assert normal["lean_bundles"]["server_touched"] and normal["lean_bundles"]["bundles"]
     assert normal["pool_sessions"]["context"]
 
 
@@ -178,7 +170,7 @@ def test_a_patch_on_another_release_or_missing_a_name_leaves_the_framework_alone
         assert len(seen["lines"]) == 1 and name in seen["lines"][0], (name, seen)
         reason = {"version": "99.1.0", "missing": "missing", "copied": "is not the code"}[mode]
         assert reason in seen["lines"][0], (name, seen)
-        assert not seen["server_touched"] and not seen["context"], (name, seen)
+        assert not seen["context"], (name, seen)
         if seen["script"]:
             assert seen["stub"] is True, name  # an empty function in place of the script
 
@@ -187,7 +179,7 @@ def test_candela_plain_turns_every_patch_off_and_says_so_once():
     found = _run("plain")
     for name, seen in found.items():
         assert seen["applied"] is False and seen["changed"] == [], (name, seen)
-        assert not seen["server_touched"] and not seen["context"], (name, seen)
+        assert not seen["context"], (name, seen)
     # Each patch says nothing on its own: the command says it once for all.
     assert all(seen["lines"] == [] for seen in found.values()), found
 
@@ -197,10 +189,10 @@ def test_candela_plain_values(monkeypatch):
         monkeypatch.setenv("CANDELA_PLAIN", value)
         assert patches.plain() is off, value
     # Patch names turn only those off (to measure each); a word that is none is all.
-    monkeypatch.setenv("CANDELA_PLAIN", "cells, light_unlock")
+    monkeypatch.setenv("CANDELA_PLAIN", "cells, one_write_per_message")
     assert not patches.plain()
     assert patches.skip_reason(patches.get("cells")) == "CANDELA_PLAIN names it"
-    assert patches.skip_reason(patches.get("light_unlock")) == "CANDELA_PLAIN names it"
+    assert patches.skip_reason(patches.get("one_write_per_message")) == "CANDELA_PLAIN names it"
     assert patches.skip_reason(patches.get("steady")) is None
     monkeypatch.setenv("CANDELA_PLAIN", "cells,nonsense")
     assert patches.plain()
