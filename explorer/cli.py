@@ -418,18 +418,25 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def prepare(server, ready: int = 0) -> None:
+def prepare(server, ready: int = 0, hosts: list[str] | tuple[str, ...] = ()) -> None:
     """The explorer's server (what :func:`panel.serve` returns) made ready to serve: served as
     :func:`explorer.serving.prepare_server` serves, with up to ``ready`` pages built ahead
     (:mod:`explorer.pool`) that open their URL as a page built for the request does.
+    Given ``hosts`` (``name:port``, the names it answers to and the origins it allows), a
+    request for another name, or a WebSocket from another origin, is refused before
+    anything is built for it (:mod:`explorer.patches.refuse_early`).
 
     Here the server, the page and the pool meet: none of them imports another.
     """
     from .app import open_page
     from .classroom import catalogue_stamp
-    from .serving import prepare_server
+    from .patches.refuse_early import refuse_early
+    from .serving import allows, prepare_server
 
     prepare_server(server)  # the app is imported first: it lasts as long as the process
+    if hosts:
+        allowed = tuple(hosts)
+        refuse_early(server, lambda host: allows(allowed, host), lambda o: allows(allowed, o))
     if ready > 0:
         from .pool import install
 
@@ -474,7 +481,7 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
 
     # In each worker: only the bundles the page uses, and pages built ahead. Each worker
     # keeps them all: a burst is not shared out evenly between the workers.
-    prepare(server, ready=args.ready)
+    prepare(server, ready=args.ready, hosts=kwargs["websocket_origin"])
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)

@@ -69,6 +69,7 @@ MODULES = (
     "pool_sessions",
     "inline_panes",
     "browser",
+    "refuse_early",
 )
 
 
