@@ -451,6 +451,9 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     from .serving import freeze_lasting
 
     pn.extension()
+    from .classroom import read_catalogue
+
+    read_catalogue()  # each lesson file that cannot be loaded: one line for the teacher, now
     # Before any worker is forked: a collection in a worker then never writes to what
     # the process held before (as gc.freeze's documentation advises for forking), so
     # fewer of those pages are copied into each worker.

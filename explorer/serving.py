@@ -34,7 +34,8 @@ the benchmarks) starts from :func:`server_settings` and calls
   optional): models serialized without working out defaults, no 50 ms wait
   before an edit and none after it, one write per message, a change unlocking
   only what is locked, a URL with a long number served, the garbage of ended
-  sessions collected at a pause of the pages and their memory handed back.
+  sessions collected at a pause of the pages and their memory handed back, an
+  ``ERROR`` reply to a page without the server's traceback.
   ``CANDELA_PLAIN=1`` turns them all off.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
@@ -64,6 +65,7 @@ from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import patches
 from .patches.lean_bundles import lean_bundles
+from .patches.short_errors import short_log_lines
 
 __all__ = [
     "SERVER_PATCHES",
@@ -289,6 +291,7 @@ SERVER_PATCHES = (
     "light_unlock",
     "watch_messages",
     "collect_at_a_pause",
+    "short_errors",
 )
 
 
@@ -308,6 +311,7 @@ def lean_process() -> None:
     patches.announce_plain()
     for name in SERVER_PATCHES:
         patches.apply(name)
+    short_log_lines()  # a logging filter, not a patch: on with the patches off too
 
 
 def no_browser_info() -> None:

@@ -70,6 +70,7 @@ MODULES = (
     "inline_panes",
     "browser",
     "refuse_early",
+    "short_errors",
 )
 
 
