@@ -35,7 +35,8 @@ the benchmarks) starts from :func:`server_settings` and calls
   before an edit and none after it, one write per message, a change unlocking
   only what is locked, a URL with a long number served, the garbage of ended
   sessions collected at a pause of the pages and their memory handed back, an
-  ``ERROR`` reply to a page without the server's traceback.
+  ``ERROR`` reply to a page without the server's traceback, a page's change
+  applied only if a person could make it on the page.
   ``CANDELA_PLAIN=1`` turns them all off.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
@@ -65,6 +66,7 @@ from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import patches
 from .patches.lean_bundles import lean_bundles
+from .patches.page_changes import MAX_MESSAGE_BYTES
 from .patches.short_errors import short_log_lines
 
 __all__ = [
@@ -237,6 +239,9 @@ def server_settings() -> dict[str, Any]:
         "transforms": [CompressStaticOnce],
         # permessage-deflate for the WebSocket, when the browser offers it (all do).
         "websocket_compression_level": WEBSOCKET_COMPRESSION_LEVEL,
+        # A message larger than a page of the explorer ever sends closes its connection
+        # unread (Bokeh's default is 20 MB).
+        "websocket_max_message_size": MAX_MESSAGE_BYTES,
     }
 
 
@@ -292,6 +297,7 @@ SERVER_PATCHES = (
     "watch_messages",
     "collect_at_a_pause",
     "short_errors",
+    "page_changes",
 )
 
 

@@ -71,6 +71,7 @@ MODULES = (
     "browser",
     "refuse_early",
     "short_errors",
+    "page_changes",
 )
 
 
