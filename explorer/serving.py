@@ -298,6 +298,7 @@ SERVER_PATCHES = (
     "collect_at_a_pause",
     "short_errors",
     "page_changes",
+    "ipv6_location",
 )
 
 

@@ -72,6 +72,7 @@ MODULES = (
     "refuse_early",
     "short_errors",
     "page_changes",
+    "ipv6_location",
 )
 
 

@@ -13,6 +13,10 @@ Without it, the Host check is an output transform
 built (about 0.13 s of CPU and 1 MB a request, a page of the pool spent), and a
 foreign origin is refused by Bokeh's own check, whose log line advises Bokeh's
 flag.
+
+Patch ``own_origin_check``: Bokeh's check of a WebSocket's origin, on a server
+prepared so, asks the same list (:func:`explorer.serving.allows`), which can hold
+IPv6 addresses; Bokeh's cannot.
 """
 
 from __future__ import annotations
@@ -122,7 +126,40 @@ def refuse_early(
     rule = Rule(Refused(), Refusal, {"body": ""})
     router.rules.insert(0, router.process_rule(rule))
     tornado_app._candela_refuse_early = True
+    # The origins allowed here may be IPv6 addresses, which Bokeh's own list cannot hold.
+    if apply("own_origin_check"):
+        tornado_app._candela_origin_allowed = origin_allowed
     return True
+
+
+def _install_origin_check() -> None:
+    from urllib.parse import urlsplit
+
+    from bokeh.server.views.ws import WSHandler
+
+    if getattr(WSHandler.check_origin, "_candela", False):
+        return
+    bokeh_check = WSHandler.check_origin
+
+    def check_origin(self, origin: str) -> bool:
+        allowed = getattr(self.application, "_candela_origin_allowed", None)
+        if allowed is None:  # a server the explorer's command did not prepare
+            return bokeh_check(self, origin)
+        try:
+            netloc = urlsplit(origin.strip()).netloc.lower()
+        except ValueError:
+            netloc = ""
+        if netloc and allowed(netloc):
+            return True
+        log.warning(
+            "refused a WebSocket from a page of %.80r: not an allowed origin "
+            "(add it with --allow-origin)",
+            origin,
+        )
+        return False
+
+    check_origin._candela = True
+    WSHandler.check_origin = check_origin
 
 
 register(
@@ -136,5 +173,19 @@ register(
         "of CPU and 1 MB less each",
         checked={"bokeh": "3.9", "tornado": "6"},
         needs=("tornado.routing:Rule", "tornado.routing:Matcher", "tornado.web:Application"),
+    )
+)
+
+register(
+    Patch(
+        name="own_origin_check",
+        changes="bokeh.server.views.ws.WSHandler.check_origin: on a server the command "
+        "prepared, the explorer's list of origins decides",
+        why="Bokeh's allowlist cannot hold an IPv6 address ([::1]:5006), and its refusal "
+        "advises Bokeh's flag, not --allow-origin",
+        buys="pages served at an IPv6 address can open their WebSocket",
+        checked={"bokeh": "3.9"},
+        needs=("bokeh.server.views.ws:WSHandler.check_origin",),
+        install=_install_origin_check,
     )
 )
