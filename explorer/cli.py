@@ -507,7 +507,10 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     parent = os.getpid()
     forking = kwargs["num_procs"] != 1
     if forking:
+        from .patches.worker_restarts import worker_restarts
+
         signal.signal(signal.SIGTERM, _raise_stop)
+        worker_restarts()  # a dead worker started again within a budget per minute
     try:
         server = pn.serve({"/": app}, **kwargs)
     except (KeyboardInterrupt, _Stop):  # the supervisor, stopped while its workers serve

@@ -73,6 +73,7 @@ MODULES = (
     "short_errors",
     "page_changes",
     "ipv6_location",
+    "worker_restarts",
 )
 
 
