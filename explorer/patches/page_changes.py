@@ -18,6 +18,9 @@ browser test, then a margin), each within the limits of the model it changes:
   (an index of its labels), a slider's (a number between its ends);
 - a button's ``label`` (the traversal's play button says play or pause) and a
   glyph's ``tags`` (the painting patches mark what they painted): short text;
+- a download button's ``clicks``, a tab bar's ``active`` tab, a card opened or
+  closed, and the plain state of the explorer's own browser components (Panel's
+  ESM data models) of at most :data:`MAX_EVENT_BYTES`;
 - a figure's size as the browser laid it out (``inner_width`` and the like);
 - the page's location (``search``, ``hash`` and the like), as Panel syncs it;
 - a ``bokeh_event`` (a click, Enter, a key, the page being ready) of at most
@@ -101,6 +104,7 @@ def _option_values(options: Any) -> list:
 
 def _value_check(model: Any, attr: str, new: Any) -> str | None:
     """Why ``new`` is not a value a person could give ``model.attr`` (None: it is)."""
+    from bokeh.model import DataModel
     from bokeh.models import (
         AbstractGroup,
         AbstractSlider,
@@ -110,6 +114,7 @@ def _value_check(model: Any, attr: str, new: Any) -> str | None:
         InputWidget,
         Plot,
         Select,
+        Tabs,
         Toggle,
     )
 
@@ -141,9 +146,22 @@ def _value_check(model: Any, attr: str, new: Any) -> str | None:
         ):
             return None
         return f"not an index of its {count} labels"
+    if isinstance(model, InputWidget) and attr == "clicks":  # Panel's download button
+        return _number(new, 0, None) if isinstance(new, int) else "not a whole number"
     if isinstance(model, InputWidget) and attr in ("value", "value_input"):
+        if isinstance(new, (int, float)) and not isinstance(new, bool):  # a number box
+            return _number(new, getattr(model, "low", None), getattr(model, "high", None))
         limit = getattr(model, "max_length", None) or MAX_TEXT
         return _text(new, min(int(limit), MAX_TEXT))
+    if isinstance(model, Tabs) and attr == "active":
+        ok = isinstance(new, int) and not isinstance(new, bool) and 0 <= new < len(model.tabs)
+        return None if ok else "not one of its tabs"
+    if name == "Card" and attr == "collapsed":  # Panel's card, opened or closed
+        return None if isinstance(new, bool) else "not true or false"
+    if isinstance(model, DataModel) and not attr.startswith("_"):
+        # The state of the explorer's own browser components (Panel's ESM data models,
+        # e.g. the keyboard's): plain, short values only.
+        return None if len(json.dumps(new)) <= MAX_EVENT_BYTES else "too long"
     return f"{name}.{attr} is not something a person changes on the page"
 
 
