@@ -34,7 +34,9 @@ the benchmarks) starts from :func:`server_settings` and calls
   optional): models serialized without working out defaults, no 50 ms wait
   before an edit, one write per message (so an edit's answer never waits for
   the socket either), a URL with a long number served, the garbage of ended
-  sessions collected at a pause of the pages and their memory handed back.
+  sessions collected at a pause of the pages and their memory handed back, an
+  ``ERROR`` reply to a page without the server's traceback, a page's change
+  applied only if a person could make it on the page.
   ``CANDELA_PLAIN=1`` turns them all off.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
@@ -44,7 +46,11 @@ the benchmarks) starts from :func:`server_settings` and calls
   origins) gets 403 and a one-line body instead of the page. That closes DNS
   rebinding: a foreign site whose name is made to resolve to this machine
   could otherwise read the page (and its session token) as its own; its
-  WebSocket was already refused by origin.
+  WebSocket was already refused by origin. The command also refuses such a
+  request, and a WebSocket from a foreign origin, before anything is built
+  for it (:mod:`explorer.patches.refuse_early`); this transform is what holds
+  with the patches off. Names are matched by :func:`allows`, IPv6 addresses
+  in brackets included.
 
 Nothing here holds a session's state: the one thing kept across requests is
 the compressed bytes of static files, keyed by path and content hash.
@@ -59,18 +65,22 @@ from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import patches
+from .patches.page_changes import MAX_MESSAGE_BYTES
+from .patches.short_errors import short_log_lines
 
 __all__ = [
     "SERVER_PATCHES",
     "UNUSED_BUNDLES",
     "WEBSOCKET_COMPRESSION_LEVEL",
     "CompressStaticOnce",
+    "allows",
     "freeze_lasting",
     "host_check",
     "lean_process",
     "lean_resources",
     "prepare_server",
     "server_settings",
+    "split_host",
 ]
 
 #: zlib level of the WebSocket's permessage-deflate: 1 is nearly as small as 6 at a
@@ -142,15 +152,47 @@ class CompressStaticOnce(GZipContentEncoding):
         return chunk
 
 
-def _host_names(hosts) -> frozenset[str]:
-    # "name:port" as an origin list has them; a browser leaves ":80" out of Host.
-    names = set()
-    for host in hosts:
-        host = str(host).strip().lower()
-        names.add(host)
-        if host.endswith(":80"):
-            names.add(host[:-3])
-    return frozenset(names)
+def split_host(text: str) -> tuple[str, str]:
+    """``(name, port)`` of ``host[:port]`` as a Host header or an origin has it, lowercased.
+
+    An IPv6 address is in brackets (``[::1]:5006``); without a port, 80.
+    Anything else is returned whole as the name, so it matches nothing.
+    """
+    text = text.strip().lower()
+    if text.startswith("["):
+        name, bracket, rest = text.partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return text, ""
+        return name + "]", rest[1:] or "80"
+    name, colon, port = text.rpartition(":")
+    if not colon:
+        return text, "80"
+    if ":" in name:  # an unbracketed IPv6 address
+        return text, ""
+    return name, port
+
+
+def allows(allowed, host: str) -> bool:
+    """Whether ``host`` (``name[:port]``) is one of ``allowed``.
+
+    ``allowed`` holds ``name:port`` (or ``name``, for port 80) as the server's
+    allowed origins are written; ``*`` stands for any one part of a dotted name,
+    or any port. An IPv6 address is written in brackets, ``[::1]:5006``.
+    """
+    name, port = split_host(host)
+    if not name or not port:
+        return False
+    for pattern in allowed:
+        want_name, want_port = split_host(str(pattern))
+        if want_port not in (port, "*"):
+            continue
+        if want_name == name:
+            return True
+        parts, want = name.split("."), want_name.split(".")
+        if not name.startswith("[") and len(parts) == len(want):
+            if all(w in ("*", p) for w, p in zip(want, parts)):
+                return True
+    return False
 
 
 def host_check(hosts) -> type[OutputTransform]:
@@ -158,15 +200,17 @@ def host_check(hosts) -> type[OutputTransform]:
 
     ``hosts`` are ``name:port`` as the server's allowed WebSocket origins are
     written. The refused request's own answer never reaches the client: its
-    status, headers and body are replaced.
+    status, headers and body are replaced. With the patch ``refuse_early`` on,
+    such a request never gets this far (:mod:`explorer.patches.refuse_early`):
+    this is the check that holds with it off.
     """
-    allowed = _host_names(hosts)
+    allowed = tuple(hosts)
 
     class HostCheck(OutputTransform):
         def __init__(self, request) -> None:
             super().__init__(request)
             self.host = (request.headers.get("Host") or "").strip().lower()
-            self.refused = self.host not in allowed
+            self.refused = not allows(allowed, self.host)
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
             if not self.refused:
@@ -194,6 +238,9 @@ def server_settings() -> dict[str, Any]:
         "transforms": [CompressStaticOnce],
         # permessage-deflate for the WebSocket, when the browser offers it (all do).
         "websocket_compression_level": WEBSOCKET_COMPRESSION_LEVEL,
+        # A message larger than a page of the explorer ever sends closes its connection
+        # unread (Bokeh's default is 20 MB).
+        "websocket_max_message_size": MAX_MESSAGE_BYTES,
     }
 
 
@@ -243,6 +290,9 @@ SERVER_PATCHES = (
     "one_write_per_message",
     "watch_messages",
     "collect_at_a_pause",
+    "short_errors",
+    "page_changes",
+    "ipv6_location",
 )
 
 
@@ -262,6 +312,7 @@ def lean_process() -> None:
     patches.announce_plain()
     for name in SERVER_PATCHES:
         patches.apply(name)
+    short_log_lines()  # a logging filter, not a patch: on with the patches off too
 
 
 def no_browser_info() -> None:

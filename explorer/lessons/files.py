@@ -542,9 +542,21 @@ def _parse_challenge(raw: Any, source: str, where: str) -> Challenge:
     return Challenge(
         prompt=_require_text(obj, "prompt", source, where),
         target=target,
-        solution=_require_text(obj, "solution", source, where, MAX_OPS_CHARS),
+        solution=_require_pipeline(obj, "solution", source, where),
         why=_require_text(obj, "why", source, where),
     )
+
+
+def _require_pipeline(obj: Mapping, key: str, source: str, where: str) -> str:
+    """``obj[key]``, text that parses as a pipeline (never run here); else a LessonError."""
+    from ..pipeline import PipelineError, parse
+
+    text = _require_text(obj, key, source, where, MAX_OPS_CHARS)
+    try:
+        parse(text)
+    except PipelineError as exc:
+        raise LessonError(source, f"{where}.{key}", f"is not a pipeline: {exc}") from None
+    return text
 
 
 def _parse_target(raw: Any, source: str, where: str) -> Target:

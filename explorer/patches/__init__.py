@@ -86,6 +86,11 @@ MODULES = (
     "inline_panes",
     "quick_updates",
     "browser",
+    "refuse_early",
+    "short_errors",
+    "page_changes",
+    "ipv6_location",
+    "worker_restarts",
 )
 
 
