@@ -48,10 +48,16 @@ log.propagate = False
 
 
 def resolve(need):
+    # What the name is bound to, as stored: a classmethod read through getattr is a
+    # new bound method each time, so a class's attribute is read from its __dict__.
     module, _, path = need.partition(":")
     obj = importlib.import_module(module)
     for part in filter(None, path.split(".")):
-        obj = getattr(obj, part)
+        if isinstance(obj, type):
+            owner = next((k for k in obj.__mro__ if part in vars(k)), None)
+            obj = vars(owner)[part] if owner is not None else getattr(obj, part)
+        else:
+            obj = getattr(obj, part)
     return obj
 
 
