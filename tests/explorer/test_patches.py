@@ -242,3 +242,36 @@ def test_a_query_value_of_5000_digits_is_served_with_the_location_patch():
         port = int(url.rsplit(":", 1)[1].strip("/"))
         status, _ = http_get(port, "/?x=" + "1" * 5000)
     assert status == 200
+
+
+#: In a fresh process, with CANDELA_PLAIN as given: whether displaying an explorer in a
+#: notebook turns Panel's inline mode on (the kernel and Panel's extension stood in for).
+NOTEBOOK_INLINE = r"""
+import panel as pn
+from explorer import notebook
+
+notebook.in_notebook = lambda: True
+notebook._page = lambda: "page"
+pn.extension = lambda *args, **kwargs: None
+notebook.ensure_extension()
+print(pn.config.inline)
+"""
+
+
+@pytest.mark.parametrize("plain, inline", [("", "True"), ("1", "False")])
+def test_a_notebook_is_inlined_only_with_the_fix_for_redrawn_panes(plain, inline):
+    # Panel 1.9's inline mode sends a redrawn pane's stylesheets as references the page
+    # never got: without the inline_panes patch, the explorer keeps Panel's CDN links.
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CANDELA_PLAIN", "PANEL_INLINE")}
+    done = subprocess.run(
+        [sys.executable, "-c", NOTEBOOK_INLINE],
+        cwd=ROOT,
+        env={**env, "CANDELA_PLAIN": plain},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == inline
