@@ -25,6 +25,7 @@ from .errors import (
     NonContiguousView,
     NotEnoughAxes,
     OpError,
+    RepeatedAxes,
     SliceOutOfBounds,
     ZeroRankShape,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "CannotBroadcast",
     "NotEnoughAxes",
     "AxesOutOfBounds",
+    "RepeatedAxes",
     "SliceOutOfBounds",
     "IndexOutOfBounds",
 ]

@@ -909,7 +909,8 @@ def _challenge_step_of(position: int) -> Step:
 
 # Other chains that reach the same targets: the layout is graded, not the text.
 ALTERNATIVES = [
-    (0, ".transpose(0, 1)"),
+    (0, ".transpose(1, 0)"),
+    (0, ".swapaxes(0, 1)"),
     (0, ".transpose_axes((1, 0))"),
     (0, ".transpose().transpose().transpose()"),
     (1, ".slice(s[7::-1])"),
