@@ -876,8 +876,8 @@ def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) ->
 
 
 def test_there_are_at_least_five_challenges_in_a_lesson_of_their_own() -> None:
-    (lesson,) = [lesson for lesson in LESSONS if any(s.challenge for s in lesson.steps)]
-    assert lesson.id == "challenges" and len(lesson.steps) >= 5
+    lesson = load_lesson("challenges")  # other lessons may end on a challenge of their own
+    assert len(lesson.steps) >= 5
     assert all(step.challenge is not None for step in lesson.steps)
 
 
