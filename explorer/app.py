@@ -26,6 +26,8 @@ import panel as pn
 
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
 from explorer.classroom import Classroom
+from explorer.code import numpy_code, torch_code
+from explorer.code_panel import CodePanel
 from explorer.editor import Editor
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
@@ -173,6 +175,25 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         """What presenter mode hides: the editing tools a projected lesson does not need."""
         return self.editor.editing_parts
 
+    @property
+    def numpy_code(self) -> str:
+        """The state on show as runnable NumPy code: ``x = np.arange(...)...``, ``y = ...``.
+
+        Run, ``y`` has this explorer's shape, strides, offset and values.
+
+        >>> print(Explorer(shape=(3, 4), ops=".T[::2]").numpy_code)
+        import numpy as np
+        <BLANKLINE>
+        x = np.arange(12).reshape(3, 4)
+        y = x.T[::2]
+        """
+        return numpy_code(self.result)
+
+    @property
+    def torch_code(self) -> str:
+        """The state on show as runnable PyTorch code, in PyTorch's documented words."""
+        return torch_code(self.result)
+
     def open_url(self, search: str | None = None, location=None) -> str | None:
         """Show the state a query string names, as a link would; returns any message.
 
@@ -231,6 +252,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=120)
+        #: The pipeline as NumPy and PyTorch code, with copy buttons.
+        self.code = CodePanel()
         ed = self.editor
         self.controls = pn.Column(
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),
@@ -239,6 +262,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             *ed.builder,
             self.fields_pane,
             *ed.step_view,
+            self.code.panel,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
         )
@@ -329,6 +353,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
         )
         self._render_fields()
+        self.code.show(self.numpy_code, self.torch_code)
 
     def _render_fields(self) -> None:
         self.fields_pane.object = FIELDS_HEADING + fields_html(
@@ -347,6 +372,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
+            self.code.panel.visible = not (on or hidden)  # its strides could give answers away
             for part in self.editor.step_view:
                 part.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
@@ -365,7 +391,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 self._draw(view)
 
     def _styled_objects(self) -> list:
-        roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
+        roots = [self.controls, self.lesson_area, self.title, self.summary_pane, self.code.panel]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []
