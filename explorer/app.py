@@ -29,6 +29,7 @@ from explorer.classroom import Classroom
 from explorer.code import numpy_code, torch_code
 from explorer.code_panel import CodePanel
 from explorer.editor import Editor
+from explorer.enter_box import EnterBox
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
@@ -36,6 +37,7 @@ from explorer.notebook import repr_mimebundle
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
@@ -85,11 +87,31 @@ class _View:
         f = self.figures
         self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
         self.traversal = pn.pane.Bokeh(f.traversal)
+        #: The second view (``compare``): its grid beside the first, then the lane of the
+        #: buffer both read and its fields; hidden while there is no second view.
+        self.compare = CompareView(f)
+        scroll = {"overflow": "auto", "max-width": "100%"}
+        self.compare_column = pn.Column(
+            ex.compare_heading,
+            pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+            ex.lane_heading,
+            pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+            ex.compare_fields,
+            visible=False,
+            css_classes=["candela-compare-views"],
+            styles={"flex": "1 1 240px", "min-width": "0"},
+        )
+        grids = pn.Row(
+            pn.Column(self.plots[0], styles=scroll),
+            self.compare_column,
+            sizing_mode="stretch_width",
+            styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
+        )
         views = pn.Column(
             ex.logical_heading,
-            pn.Column(self.plots[0], styles={"overflow": "auto", "max-width": "100%"}),
+            grids,
             ex.buffer_heading,
-            pn.Column(self.plots[1], styles={"overflow": "auto", "max-width": "100%"}),
+            pn.Column(self.plots[1], styles=scroll),
             ex.legend,
             self.traversal,
             ex.summary_pane,
@@ -151,6 +173,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._view = self._new_view()
         self.url: UrlSync | None = None
         self.param.watch(self._on_columns, ["columns"])
+        self.param.watch(self._on_compare, ["compare_result", "compare"])
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
@@ -159,6 +182,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 obj.stylesheets = [*obj.stylesheets, CSS]
         self._show_error()
         self._render_text()
+        self._render_compare_text()
         self._apply_view_state()
         self._built = True
 
@@ -254,10 +278,25 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.download_button = download_button(self, align="end", width=120)
         #: The pipeline as NumPy and PyTorch code, with copy buttons.
         self.code = CodePanel()
+        #: The second pipeline over the same tensor (``compare``), and its view's text.
+        self.compare_input = EnterBox(
+            label="compare: a second pipeline over the same tensor (Enter)",
+            value=self.compare,
+            placeholder=".T",
+            css_classes=["candela-compare-input"],
+            sizing_mode="stretch_width",
+            min_width=260,
+            stylesheets=[CSS],
+        )
+        self.compare_input.param.watch(self._on_compare_input, "value")
+        self.compare_heading = QuickHTML("", stylesheets=[CSS])
+        self.lane_heading = QuickHTML("", stylesheets=[CSS])
+        self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
         self.controls = pn.Column(
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),
             pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            self.compare_input,
             self.error_pane,
             *ed.builder,
             self.fields_pane,
@@ -271,6 +310,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         view = _View(self)
         self._views.append(view)
         self._draw(view)
+        self._draw_compare(view)
         view.figures.set_scale(PRESENTER_SCALE if self.presenter else 1.0)
         return view
 
@@ -305,10 +345,83 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         with pn.io.hold():  # the whole redraw reaches the browser as one message
             for view in self._views:
                 self._draw(view)
+                if self.compare_result is not None:
+                    self._draw_compare(view)  # the lane shows what the first view reads
             self._render_text()
+            if self.compare_result is not None:
+                self._render_compare_text()
+
+    def _on_compare_input(self, event) -> None:
+        if event.new != self.compare:
+            self.compare = event.new
+
+    def _on_compare(self, *events) -> None:
+        if self.compare_input.value != self.compare:
+            self.compare_input.value = self.compare
+        if any(e.name == "compare_result" for e in events):
+            with pn.io.hold():
+                for view in self._views:
+                    self._draw_compare(view)
+                self._render_compare_text()
+
+    def _draw_compare(self, view: _View) -> None:
+        other = self.compare_result
+        view.compare_column.visible = other is not None
+        if other is None:
+            return
+        from explorer.columns import columns_for
+
+        try:
+            with pn.io.unlocked():
+                view.compare.render(
+                    self.result.tensor, columns_for(other.tensor), other.layout, other.tensor,
+                    self.unit,
+                )  # fmt: skip
+        except Exception as exc:  # a bug must not take the page down
+            log.warning("drawing the second view failed: %s: %s", type(exc).__name__, exc)
+            self.show_error(f"could not draw the second view ({type(exc).__name__}: {exc})")
+
+    def _render_compare_text(self) -> None:
+        other = self.compare_result
+        if other is None:
+            # No second set of field classes on the page while there is no second view.
+            for pane in (self.compare_heading, self.lane_heading, self.compare_fields):
+                pane.object = ""
+            return
+        self.compare_heading.object = (
+            f'<div class="candela-heading">second view (B): <code>{html.escape(other.ops)}'
+            f'</code> <span class="candela-legend">shape {tuple(other.layout.shape)}; '
+            "hover a cell to see the cells linked to it in both views</span></div>"
+        )
+        counts = summary(alias_columns(self.result.tensor, other.tensor))
+        legend = " · ".join(
+            f'<span style="color:{KINDS[k][0]}">■</span> {words}: {counts[k]}'
+            for k, words in (
+                ("first", "A only"),
+                ("second", "B only"),
+                ("both", "both, aliased"),
+                ("neither", "neither"),
+            )
+        )
+        copy = (
+            ""
+            if other.tensor.buffer is self.result.tensor.buffer
+            else (" — B copied its elements: it reads a buffer of its own")
+        )
+        self.lane_heading.object = (
+            f'<div class="candela-heading">one buffer, two views{copy} '
+            f'<span class="candela-legend candela-compare-legend">{legend}</span></div>'
+        )
+        self.compare_fields.object = (
+            '<div class="candela-compare">'
+            + FIELDS_HEADING.replace("fields", "fields of B")
+            + fields_html(other.layout, self.unit, copied=other.copied)
+            + "</div>"
+        )
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
+            self._render_compare_text()
             self._render_text()
             for view in self._views:
                 with pn.io.unlocked():
@@ -392,6 +505,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane, self.code.panel]
+        roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []
