@@ -406,7 +406,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         copy = (
             ""
             if other.tensor.buffer is self.result.tensor.buffer
-            else (" — B copied its elements: it reads a buffer of its own")
+            else " — a step copied: the two views read different buffers; this lane is A's"
         )
         self.lane_heading.object = (
             f'<div class="candela-heading">one buffer, two views{copy} '

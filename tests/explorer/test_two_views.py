@@ -109,3 +109,27 @@ def test_explorer_compare_shows_two_torch_views_of_one_storage():
     assert ex.compare_result.tensor.tolist() == t.T[1:].tolist()
     with pytest.raises(ValueError, match="different storages"):
         explorer.compare(t, torch.arange(12))
+
+
+def test_a_lesson_step_shows_its_second_view_and_the_next_step_its_own():
+    ex = Explorer()
+    ex.param.update(lesson="aliasing", step=4)
+    assert ex.ops == "[3:]" and ex.compare == "[:5]"
+    kinds = alias_columns(ex.result.tensor, ex.compare_result.tensor)["kind"]
+    assert [p for p, k in enumerate(kinds) if k == "both"] == [3, 4]
+    ex.classroom.next()  # the next step has a second view of its own
+    assert ex.compare == "[:]" and ex.compare_result.layout.shape == (6,)
+    ex.classroom.next()  # a step without one shows one view
+    assert ex.compare == "" and ex.compare_result is None
+
+
+def test_a_lessons_compare_is_checked_like_its_pipeline():
+    from explorer import lessons as L
+
+    step = {"shape": [4], "ops": "", "compare": ".nope()", "text": "two views"}
+    lesson = {"id": "t", "title": "t", "summary": "t", "steps": [step]}
+    problems = L.verify_lesson(L.parse_lesson(lesson))
+    assert any("compare" in p and ".nope()" in p for p in problems), problems
+    step["compare"] = 3
+    with pytest.raises(L.LessonError, match="compare"):
+        L.parse_lesson(lesson)
