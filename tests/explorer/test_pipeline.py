@@ -297,3 +297,45 @@ def test_a_chain_in_numpys_words_gives_what_numpy_gives(data):
         assert got.offset == offset, text
         for n, mine, theirs in zip(got.shape, got.stride, want.strides):
             assert n < 2 or mine * 8 == theirs, text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[" + "None, " * 20 + "]", "at most 8"),
+        ("[99999999999999999999]", "64 bits"),
+        ("[::-9223372036854775808]", "64-bit"),
+        ("[" * 60 + "0" + "]" * 60, "nests more than"),
+        (".T.__class__", "not an operation"),
+        ("[0].__dict__", "not an operation"),
+        ("x.__globals__", "not an operation"),
+        ("[().__class__]", "integer literal"),
+        ("[lambda: 0]", "integer literal"),
+        (".T[::2](1)", "only a chain"),
+    ],
+)
+def test_hostile_subscripts_are_refused_naming_the_value(text, words):
+    with pytest.raises(PipelineError) as info:
+        apply(parse(text), Tensor.arange((3, 4)))
+    assert words in str(info.value)
+
+
+def test_the_users_spelling_is_what_the_state_keeps_and_says():
+    from explorer.state import ExplorerState
+
+    st_ = ExplorerState(shape="3,4", ops="x.flip(0)[1:,  None]")
+    assert st_.result.ops == ".flip(0)[1:, None]" and st_.error is None
+    st_.ops = ".flip(0).view(2, 6)"
+    assert st_.error.startswith("step 2 `.view(2, 6)`: cannot view a non-contiguous")
+    assert st_.result.ops == ".flip(0)[1:, None]"  # the last good state, as typed
+
+
+def test_the_readme_table_names_every_operation():
+    from pathlib import Path
+
+    from explorer.ops import REGISTRY
+
+    readme = Path(__file__).parents[2].joinpath("README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| pipeline | NumPy | PyTorch |") :].split("\n\n")[0]
+    missing = [n for n, op in REGISTRY.items() if not op.bracket and f".{n}" not in table]
+    assert not missing, missing
