@@ -27,7 +27,7 @@ import panel as pn
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
 from explorer.classroom import Classroom
 from explorer.code import numpy_code, torch_code
-from explorer.code_panel import CodePanel
+from explorer.code_panel import code_html
 from explorer.editor import Editor
 from explorer.enter_box import EnterBox
 from explorer.fields import fields_html, summary_text
@@ -87,29 +87,14 @@ class _View:
         f = self.figures
         self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
         self.traversal = pn.pane.Bokeh(f.traversal)
-        #: The second view (``compare``): its grid beside the first, then the lane of the
-        #: buffer both read and its fields; hidden while there is no second view.
-        self.compare = CompareView(f)
         scroll = {"overflow": "auto", "max-width": "100%"}
-        self.compare_column = pn.Column(
-            ex.compare_heading,
-            pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
-            ex.lane_heading,
-            pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
-            ex.compare_fields,
-            visible=False,
-            css_classes=["candela-compare-views"],
-            styles={"flex": "1 1 240px", "min-width": "0"},
-        )
-        grids = pn.Row(
-            pn.Column(self.plots[0], styles=scroll),
-            self.compare_column,
-            sizing_mode="stretch_width",
-            styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
-        )
+        #: The second view (``compare``): built the first time there is one (its models
+        #: cost every page that never compares), then beside the first grid.
+        self.compare: CompareView | None = None
+        self.compare_column: pn.Column | None = None
         views = pn.Column(
             ex.logical_heading,
-            grids,
+            pn.Column(self.plots[0], styles=scroll),
             ex.buffer_heading,
             pn.Column(self.plots[1], styles=scroll),
             ex.legend,
@@ -138,6 +123,30 @@ class _View:
         owner = weakref.ref(ex)
         self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)
         self.root._on_shown = lambda: (e := owner()) is not None and e._keep_view(self)
+
+    def ensure_compare(self, ex: Explorer) -> CompareView:
+        """The second view's models and column, built (and put beside the grid) once."""
+        if self.compare is None:
+            scroll = {"overflow": "auto", "max-width": "100%"}
+            self.compare = CompareView(self.figures)
+            self.compare_column = pn.Column(
+                ex.compare_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+                ex.lane_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+                ex.compare_fields,
+                css_classes=["candela-compare-views"],
+                styles={"flex": "1 1 240px", "min-width": "0"},
+            )
+            # The first grid and the second side by side, wrapping on a narrow screen.
+            self.views[1] = pn.Row(
+                self.views[1],
+                self.compare_column,
+                sizing_mode="stretch_width",
+                styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
+            )
+            self.drawn[0] = self.views[1]
+        return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
         """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
@@ -276,8 +285,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=120)
-        #: The pipeline as NumPy and PyTorch code, with copy buttons.
-        self.code = CodePanel()
         #: The second pipeline over the same tensor (``compare``), and its view's text.
         self.compare_input = EnterBox(
             label="compare: a second pipeline over the same tensor (Enter)",
@@ -301,7 +308,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             *ed.builder,
             self.fields_pane,
             *ed.step_view,
-            self.code.panel,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
         )
@@ -366,9 +372,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _draw_compare(self, view: _View) -> None:
         other = self.compare_result
-        view.compare_column.visible = other is not None
         if other is None:
+            if view.compare_column is not None:
+                view.compare_column.visible = False
             return
+        view.ensure_compare(self)
+        view.compare_column.visible = True
         from explorer.columns import columns_for
 
         try:
@@ -466,11 +475,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
         )
         self._render_fields()
-        self.code.show(self.numpy_code, self.torch_code)
 
     def _render_fields(self) -> None:
-        self.fields_pane.object = FIELDS_HEADING + fields_html(
-            self.layout, self.unit, copied=self.result.copied
+        # The code panel shares the fields' pane (and is hidden with them while a
+        # question waits): a pane of its own would cost every page more models.
+        self.fields_pane.object = (
+            FIELDS_HEADING
+            + fields_html(self.layout, self.unit, copied=self.result.copied)
+            + code_html(self.numpy_code, self.torch_code)
         )
 
     def _show_error(self, *events) -> None:
@@ -485,7 +497,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
-            self.code.panel.visible = not (on or hidden)  # its strides could give answers away
             for part in self.editor.step_view:
                 part.visible = not (on or hidden)
             self.lesson_area.width = PRESENTER_LESSON_WIDTH if on else LESSON_WIDTH
@@ -504,7 +515,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 self._draw(view)
 
     def _styled_objects(self) -> list:
-        roots = [self.controls, self.lesson_area, self.title, self.summary_pane, self.code.panel]
+        roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
         roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page

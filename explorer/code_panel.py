@@ -1,82 +1,51 @@
 """The code panel: the pipeline as NumPy and PyTorch code, each with a copy button.
 
-Two read-only text areas (the snippets of :mod:`explorer.code`) inside one
-column with the class ``candela-code``; each copy button puts its snippet on
-the clipboard in the browser (and, where the page may not write the
-clipboard, selects the text so that Ctrl+C copies it). The explorer sets the
-text after every good edit.
+One piece of HTML (no Bokeh model of its own: it is drawn in the fields' pane,
+so a page costs no more models): an element with the class ``candela-code``
+holding each snippet of :mod:`explorer.code` in a ``<pre>`` (classes
+``candela-code-numpy``, ``candela-code-torch``) and a copy button
+(``candela-copy-numpy``, ``candela-copy-torch``). A click puts the snippet on
+the clipboard in the browser where the page may write it, else copies the
+selection of a hidden text area; the script is fixed text of ours, and the
+snippets are escaped, so nothing typed ever runs.
 """
 
 from __future__ import annotations
 
-import panel as pn
+import html
 
-from .style import CSS
+__all__ = ["code_html"]
 
-__all__ = ["CodePanel"]
-
-#: Copies a text area's value: the clipboard where the page may write it, else the
-#: selection and the browser's copy command. Runs in the browser, on a click.
-COPY_JS = """
-const text = area.value;
-const done = () => { button.label = 'copied'; setTimeout(() => { button.label = 'copy'; }, 1500); };
-const fallback = () => {
-  const box = document.createElement('textarea');
-  box.value = text;
-  box.className = 'candela-copied-text';
-  box.style.position = 'fixed';
-  box.style.opacity = '0';
-  document.body.appendChild(box);
-  box.select();
-  try { document.execCommand('copy'); } catch (e) {}
-  box.remove();
-  done();
-};
-if (navigator.clipboard && window.isSecureContext) {
-  navigator.clipboard.writeText(text).then(done, fallback);
-} else {
-  fallback();
-}
-"""
+#: Runs on a click, with ``this`` the button: copy the snippet of its block.
+COPY_JS = (
+    "const b=this,t=b.parentElement.parentElement.querySelector('pre').innerText;"
+    "const done=()=>{b.textContent='copied';setTimeout(()=>{b.textContent='copy'},1500)};"
+    "const slow=()=>{const a=document.createElement('textarea');a.value=t;"
+    "a.className='candela-copied-text';a.style.position='fixed';a.style.opacity='0';"
+    "document.body.appendChild(a);a.select();try{document.execCommand('copy')}catch(e){}"
+    "a.remove();done()};"
+    "if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(t)"
+    ".then(done,slow)}else{slow()}"
+)
 
 
-class CodePanel:
-    """``numpy`` and ``torch`` text areas with copy buttons, in ``panel`` (class candela-code)."""
+def code_html(numpy: str, torch: str) -> str:
+    """The code panel's HTML for two snippets.
 
-    def __init__(self) -> None:
-        self.areas: dict[str, pn.widgets.TextAreaInput] = {}
-        self.buttons: dict[str, pn.widgets.Button] = {}
-        rows = []
-        for lib, label in (("numpy", "NumPy"), ("torch", "PyTorch")):
-            area = pn.widgets.TextAreaInput(
-                label=f"{label}: the pipeline as code",
-                value="",
-                rows=5,
-                auto_grow=True,
-                max_rows=14,
-                css_classes=[f"candela-code-{lib}"],
-                sizing_mode="stretch_width",
-                stylesheets=[CSS],
-            )
-            button = pn.widgets.Button(
-                label="copy",
-                width=70,
-                align="end",
-                css_classes=[f"candela-copy-{lib}"],
-                stylesheets=[CSS],
-            )
-            button.js_on_click(args={"area": area, "button": button}, code=COPY_JS)
-            self.areas[lib], self.buttons[lib] = area, button
-            rows.append(pn.Row(area, button, sizing_mode="stretch_width"))
-        self.panel = pn.Column(
-            pn.pane.HTML('<div class="candela-heading">code</div>', stylesheets=[CSS]),
-            *rows,
-            css_classes=["candela-code"],
-            sizing_mode="stretch_width",
+    >>> print(code_html("y = x.T", "y = x.T")[:60])
+    <div class="candela-code"><div class="candela-heading">code
+    """
+    blocks = []
+    for lib, label, text in (("numpy", "NumPy", numpy), ("torch", "PyTorch", torch)):
+        blocks.append(
+            '<div class="candela-code-block">'
+            f'<div class="candela-code-head">{label} '
+            f'<button type="button" class="candela-copy candela-copy-{lib}" '
+            f'onclick="{html.escape(COPY_JS)}">copy</button></div>'
+            f'<pre class="candela-code-{lib}">{html.escape(text)}</pre></div>'
         )
-
-    def show(self, numpy: str, torch: str) -> None:
-        """Put new snippets in the boxes (only those that changed)."""
-        for lib, text in (("numpy", numpy), ("torch", torch)):
-            if self.areas[lib].value != text:
-                self.areas[lib].value = text
+    return (
+        '<div class="candela-code"><div class="candela-heading">code '
+        '<span class="candela-legend">the pipeline in NumPy and PyTorch: run it, '
+        "y is what you see</span></div>" + "".join(blocks) + "</div>"
+    )

@@ -83,6 +83,7 @@ def summary(cols: dict) -> dict[str, int]:
 LINK_JS = """
 const hit = cb_data.index.indices;
 const empty = {x: [], y: []};
+if (!lane.data.pos.length) return;  // no second view: the first view's own hover does it
 if (!hit.length) {
   for (const s of [link_a, link_b, link_lane]) if (s.data.x.length) s.data = empty;
   return;
