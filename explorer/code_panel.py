@@ -32,8 +32,10 @@ COPY_JS = (
 def code_html(numpy: str, torch: str) -> str:
     """The code panel's HTML for two snippets.
 
-    >>> print(code_html("y = x.T", "y = x.T")[:60])
-    <div class="candela-code"><div class="candela-heading">code
+    >>> code_html("y = x.T", "y = x[::-1] < 1").count('<pre class="candela-code-')
+    2
+    >>> "y = x[::-1] &lt; 1" in code_html("", "y = x[::-1] < 1")  # escaped: shown, never run
+    True
     """
     blocks = []
     for lib, label, text in (("numpy", "NumPy", numpy), ("torch", "PyTorch", torch)):
