@@ -206,7 +206,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     @property
     def editing_parts(self) -> list:
         """What presenter mode hides: the editing tools a projected lesson does not need."""
-        return self.editor.editing_parts
+        return [*self.editor.editing_parts, self.compare_input]
 
     @property
     def numpy_code(self) -> str:
@@ -287,7 +287,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.download_button = download_button(self, align="end", width=120)
         #: The second pipeline over the same tensor (``compare``), and its view's text.
         self.compare_input = EnterBox(
-            label="compare: a second pipeline over the same tensor (Enter)",
+            label="compare: a second pipeline (Enter)",
             value=self.compare,
             placeholder=".T",
             css_classes=["candela-compare-input"],
@@ -377,7 +377,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 view.compare_column.visible = False
             return
         view.ensure_compare(self)
-        view.compare_column.visible = True
+        # Hidden while a question waits, as the fields are: its grid, lane and fields
+        # could answer it.
+        view.compare_column.visible = not self.concealed
         from explorer.columns import columns_for
 
         try:
@@ -493,7 +495,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         """Presenter mode and concealment, applied whole from the state each time."""
         on, hidden = bool(self.presenter), bool(self.concealed)
         with pn.io.hold():
-            for part in self.editor.editing_parts:
+            for part in self.editing_parts:
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
@@ -505,6 +507,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if on or len(classes) != len(obj.css_classes):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             for view in self._views:
+                if view.compare_column is not None:
+                    view.compare_column.visible = self.compare_result is not None and not hidden
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
