@@ -32,6 +32,8 @@ KINDS = {
 }
 
 LINK = "#009E73"  # bluish green, as the hover's own frames
+#: The lane sits beside the first grid, in about half the figures' column.
+LANE_MAX_PX = 300
 
 
 def _reads(tensor, size: int) -> np.ndarray:
@@ -209,7 +211,7 @@ class CompareView:
         size = len(data["pos"])
         cols = C.buffer_width(size)
         rows = -(min(data["y"]) if size else 0) + 1
-        self._fit(self.lane_figure, cols, rows, 0.2, 520, 1.0)
+        self._fit(self.lane_figure, cols, rows, 0.2, LANE_MAX_PX, 1.0)
         self.lane_source.data = {k: data[k] for k in self.lane_source.data}
         same = second_tensor.buffer is first_tensor.buffer
         if self.same_buffer.tags != [same]:
