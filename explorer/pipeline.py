@@ -404,7 +404,7 @@ def parse(text: str) -> list[Step]:
     if not isinstance(text, str):
         raise PipelineError(0, "", f"the pipeline must be text, got {type(text).__name__}")
     stripped = text.strip()
-    if not stripped:
+    if not stripped or stripped == "x":  # nothing, or nothing after `x`
         return []
     check_limits(stripped)
     pasted = re.match(r"x\s*(?=[.\[])", stripped)  # what follows `x` in a notebook

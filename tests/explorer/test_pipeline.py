@@ -41,7 +41,7 @@ def test_format_then_parse_gives_back_the_same_steps(chain):
     assert format_pipeline(parse(text)) == text
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n"])
+@pytest.mark.parametrize("text", ["", "   ", "\n", "x", " x "])
 def test_empty_text_is_the_empty_pipeline(text):
     assert parse(text) == []
 
