@@ -386,7 +386,9 @@ class Tensor:
         idx = index if isinstance(index, tuple) else (index,)
         if any(isinstance(i, slice) for i in idx):
             raise IndexOutOfBounds(
-                f"t[{index!r}] selects one element; use .slice(s[...]) for a range", index=idx
+                f"t[{index!r}] selects one element; use .subscript(...) (NumPy's a[...]) or "
+                ".slice(s[...]) for a range",
+                index=idx,
             )
         return self._buffer[self._layout.flat_index(idx)].item()
 
