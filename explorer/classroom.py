@@ -374,7 +374,7 @@ class Classroom:
             except PipelineError:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
-        st.param.update(shape=step.shape, ops=step.ops)
+        st.param.update(shape=step.shape, ops=step.ops, compare=step.compare)
 
     def _show_prompt(self, step: L.Step) -> None:
         question, challenge = step.question, step.challenge
