@@ -18,6 +18,7 @@ Serve it with ``candela-explorer`` or ``panel serve explorer/app.py``.
 
 from __future__ import annotations
 
+import html
 import logging
 import weakref
 
@@ -25,17 +26,21 @@ import panel as pn
 
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
 from explorer.classroom import Classroom
+from explorer.code import numpy_code, torch_code
+from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
 from explorer.editor import Editor
+from explorer.enter_box import EnterBox
 from explorer.fields import fields_html, headings_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
-from explorer.quick import QuickHTML
+from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
@@ -85,11 +90,16 @@ class _View:
         f = self.figures
         self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
         self.traversal = pn.pane.Bokeh(f.traversal)
+        scroll = {"overflow": "auto", "max-width": "100%"}
+        #: The second view (``compare``): built the first time there is one (its models
+        #: cost every page that never compares), then beside the first grid.
+        self.compare: CompareView | None = None
+        self.compare_column: pn.Column | None = None
         views = pn.Column(
             ex.logical_heading,
-            pn.Column(self.plots[0], styles={"overflow": "auto", "max-width": "100%"}),
+            pn.Column(self.plots[0], styles=scroll),
             ex.buffer_heading,
-            pn.Column(self.plots[1], styles={"overflow": "auto", "max-width": "100%"}),
+            pn.Column(self.plots[1], styles=scroll),
             ex.legend,
             self.traversal,
             ex.summary_pane,
@@ -116,6 +126,30 @@ class _View:
         owner = weakref.ref(ex)
         self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)
         self.root._on_shown = lambda: (e := owner()) is not None and e._keep_view(self)
+
+    def ensure_compare(self, ex: Explorer) -> CompareView:
+        """The second view's models and column, built (and put beside the grid) once."""
+        if self.compare is None:
+            scroll = {"overflow": "auto", "max-width": "100%"}
+            self.compare = CompareView(self.figures)
+            self.compare_column = pn.Column(
+                ex.compare_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+                ex.lane_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+                ex.compare_fields,
+                css_classes=["candela-compare-views"],
+                styles={"flex": "1 1 240px", "min-width": "0"},
+            )
+            # The first grid and the second side by side, wrapping on a narrow screen.
+            self.views[1] = pn.Row(
+                self.views[1],
+                self.compare_column,
+                sizing_mode="stretch_width",
+                styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
+            )
+            self.drawn[0] = self.views[1]
+        return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
         """Presenter mode puts the lesson first, where a projector shows it, and the
@@ -156,6 +190,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._view = self._new_view()
         self.url: UrlSync | None = None
         self.param.watch(self._on_columns, ["columns"])
+        self.param.watch(self._on_compare, ["compare_result", "compare"])
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
@@ -165,6 +200,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 obj.stylesheets = [*obj.stylesheets, CSS]
         self._show_error()
         self._render_text()
+        self._render_compare_text()
         self._apply_view_state()
         self._built = True
 
@@ -179,7 +215,26 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     @property
     def editing_parts(self) -> list:
         """What presenter mode hides: the editing tools a projected lesson does not need."""
-        return self.editor.editing_parts
+        return [*self.editor.editing_parts, self.compare_input]
+
+    @property
+    def numpy_code(self) -> str:
+        """The state on show as runnable NumPy code: ``x = np.arange(...)...``, ``y = ...``.
+
+        Run, ``y`` has this explorer's shape, strides, offset and values.
+
+        >>> print(Explorer(shape=(3, 4), ops=".T[::2]").numpy_code)
+        import numpy as np
+        <BLANKLINE>
+        x = np.arange(12).reshape(3, 4)
+        y = x.T[::2]
+        """
+        return numpy_code(self.result)
+
+    @property
+    def torch_code(self) -> str:
+        """The state on show as runnable PyTorch code, in PyTorch's documented words."""
+        return torch_code(self.result)
 
     def open_url(self, search: str | None = None, location=None) -> str | None:
         """Show the state a query string names, as a link would; returns any message.
@@ -226,7 +281,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
         self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.summary_pane = pn.pane.Markdown(
+        self.summary_pane = InlineMarkdown(
             "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
         )
         self.buffer_heading = QuickHTML("", stylesheets=[CSS])
@@ -239,10 +294,25 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=120)
+        #: The second pipeline over the same tensor (``compare``), and its view's text.
+        self.compare_input = EnterBox(
+            label="compare: a second pipeline (Enter)",
+            value=self.compare,
+            placeholder=".T",
+            css_classes=["candela-compare-input"],
+            sizing_mode="stretch_width",
+            min_width=260,
+            stylesheets=[CSS],
+        )
+        self.compare_input.param.watch(self._on_compare_input, "value")
+        self.compare_heading = QuickHTML("", stylesheets=[CSS])
+        self.lane_heading = QuickHTML("", stylesheets=[CSS])
+        self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
         self.controls = pn.Column(
             pn.Row(ed.shape_input, ed.unit_select, self.download_button),
             pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            self.compare_input,
             self.error_pane,
             *ed.builder,
             self.fields_pane,
@@ -255,6 +325,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         view = _View(self)
         self._views.append(view)
         self._draw(view)
+        self._draw_compare(view)
         view.figures.set_scale(PRESENTER_SCALE if self.presenter else 1.0)
         return view
 
@@ -289,10 +360,88 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         with pn.io.hold():  # the whole redraw reaches the browser as one message
             for view in self._views:
                 self._draw(view)
+                if self.compare_result is not None:
+                    self._draw_compare(view)  # the lane shows what the first view reads
             self._render_text()
+            if self.compare_result is not None:
+                self._render_compare_text()
+
+    def _on_compare_input(self, event) -> None:
+        if event.new != self.compare:
+            self.compare = event.new
+
+    def _on_compare(self, *events) -> None:
+        if self.compare_input.value != self.compare:
+            self.compare_input.value = self.compare
+        if any(e.name == "compare_result" for e in events):
+            with pn.io.hold():
+                for view in self._views:
+                    self._draw_compare(view)
+                self._render_compare_text()
+
+    def _draw_compare(self, view: _View) -> None:
+        other = self.compare_result
+        if other is None:
+            if view.compare_column is not None:
+                view.compare_column.visible = False
+            return
+        view.ensure_compare(self)
+        # Hidden while a question waits, as the fields are: its grid, lane and fields
+        # could answer it.
+        view.compare_column.visible = not self.concealed
+        from explorer.columns import columns_for
+
+        try:
+            with pn.io.unlocked():
+                view.compare.render(
+                    self.result.tensor, columns_for(other.tensor), other.layout, other.tensor,
+                    self.unit,
+                )  # fmt: skip
+        except Exception as exc:  # a bug must not take the page down
+            log.warning("drawing the second view failed: %s: %s", type(exc).__name__, exc)
+            self.show_error(f"could not draw the second view ({type(exc).__name__}: {exc})")
+
+    def _render_compare_text(self) -> None:
+        other = self.compare_result
+        if other is None:
+            # No second set of field classes on the page while there is no second view.
+            for pane in (self.compare_heading, self.lane_heading, self.compare_fields):
+                pane.object = ""
+            return
+        self.compare_heading.object = (
+            f'<div class="candela-heading">second view (B): <code>{html.escape(other.ops)}'
+            f'</code> <span class="candela-legend">shape {tuple(other.layout.shape)}; '
+            "hover a cell to see the cells linked to it in both views</span></div>"
+        )
+        counts = summary(alias_columns(self.result.tensor, other.tensor))
+        legend = " · ".join(
+            f'<span style="color:{KINDS[k][0]}">■</span> {words}: {counts[k]}'
+            for k, words in (
+                ("first", "A only"),
+                ("second", "B only"),
+                ("both", "both, aliased"),
+                ("neither", "neither"),
+            )
+        )
+        copy = (
+            ""
+            if other.tensor.buffer is self.result.tensor.buffer
+            else " — a step copied: the two views read different buffers; this lane is A's"
+        )
+        self.lane_heading.object = (
+            f'<div class="candela-heading">one buffer, two views{copy} '
+            f'<span class="candela-legend candela-compare-legend">{legend}</span></div>'
+        )
+        self.compare_fields.object = (
+            '<div class="candela-compare">'
+            + FIELDS_HEADING.replace("fields", "fields of B")
+            + fields_html(other.layout, self.unit, copied=other.copied)
+            + "</div>"
+        )
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
+            self._render_compare_text()
             self._render_text()
             for view in self._views:
                 with pn.io.unlocked():
@@ -368,8 +517,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         if self.concealed:  # not hidden: never sent while a question waits
             self.fields_pane.object = ""
             return
-        self.fields_pane.object = FIELDS_HEADING + fields_html(
-            self.layout, self.unit, copied=self.result.copied
+        # The code panel shares the fields' pane (and is withheld with them while a
+        # question waits): a pane of its own would cost every page more models.
+        self.fields_pane.object = (
+            FIELDS_HEADING
+            + fields_html(self.layout, self.unit, copied=self.result.copied)
+            + code_html(self.numpy_code, self.torch_code)
         )
 
     def _show_error(self, *events) -> None:
@@ -380,7 +533,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         """Presenter mode and concealment, applied whole from the state each time."""
         on, hidden = bool(self.presenter), bool(self.concealed)
         with pn.io.hold():
-            for part in self.editor.editing_parts:
+            for part in self.editing_parts:
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
@@ -397,6 +550,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if on or len(classes) != len(obj.css_classes):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             for view in self._views:
+                if view.compare_column is not None:
+                    view.compare_column.visible = self.compare_result is not None and not hidden
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
@@ -442,6 +597,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
+        roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []

@@ -300,7 +300,7 @@ class Classroom:
     def _show_lesson(self, *events) -> None:
         """Validate ``lesson`` and ``step``, fall back with a message if bad, show the step."""
         st = self.state
-        messages = list(self.problems)
+        messages = student_notice(self.problems)
         lesson = None
         if st.lesson:
             try:
@@ -316,7 +316,7 @@ class Classroom:
             step = 1
         wanted = {"lesson": lesson.id if lesson else "", "step": step if lesson else 1}
         if (st.lesson, st.step) != (wanted["lesson"], wanted["step"]):
-            self._carried = messages[len(self.problems) :]
+            self._carried = messages[len(student_notice(self.problems)) :]
             st.param.update(**wanted)  # shows the step through the watcher
             return
         messages += self._carried
@@ -381,7 +381,7 @@ class Classroom:
             except PipelineError:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
-        st.param.update(shape=step.shape, ops=step.ops)
+        st.param.update(shape=step.shape, ops=step.ops, compare=step.compare)
         withheld_for, self.waiting = self.waiting, step.question
         if st.concealed != asks:
             st.concealed = asks
@@ -453,8 +453,19 @@ def catalogue_stamp() -> tuple:
     return tuple(stamp)
 
 
+#: What a student sees when lesson files were skipped: which files and why is for the
+#: teacher (the server's log and the command's console), not for every page.
+SKIPPED_NOTICE = "Some lessons could not be loaded; the teacher's server log says which and why."
+
+
+def student_notice(problems: list[str]) -> list[str]:
+    """The lesson panel's line for ``problems`` of :func:`read_catalogue`: one, naming none."""
+    return [SKIPPED_NOTICE] if problems else []
+
+
 def read_catalogue() -> tuple[list[L.Lesson], list[str]]:
-    """Every lesson that loads, and a message for each file that does not."""
+    """Every lesson that loads, and a message for each file that does not (each logged once,
+    for the teacher; a page shows only :func:`student_notice`)."""
     lessons, problems = [], []
     for path in L.lesson_files():
         try:

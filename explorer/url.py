@@ -1,6 +1,7 @@
 """The page's URL: the one place that reads and writes an explorer's state in the query string.
 
-Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``unit``
+Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``compare`` (a second
+pipeline over the same tensor, drawn beside the first), ``unit``
 (``elements`` or a dtype name), ``lesson``, ``step`` (from 1) and
 ``presenter`` (``true``). :func:`read_query` turns a query into a state
 update and messages for bad values (each falls back to its default);
@@ -92,6 +93,13 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             updates["ops"] = ops
         except StateError as exc:
             messages.append(f"in the URL: {exc}; showing the pipeline without it")
+    compare = first.get("compare")
+    if compare is not None:
+        try:
+            evaluate(updates.get("shape", DEFAULT_SHAPE), compare, start)
+            updates["compare"] = compare
+        except StateError as exc:
+            messages.append(f"in the URL: compare {exc}; showing one view")
     return updates, messages
 
 
@@ -101,6 +109,8 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
     if not (st.lesson and lesson_at_step):
         parts.append("shape=" + quote(shape_text(st.result.shape), safe=","))
         parts.append("ops=" + quote(st.result.ops, safe=",.()[]:-"))
+    if st.compare_result is not None:
+        parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
     if st.unit != "elements":
         parts.append("unit=" + st.unit)
     if st.lesson:
@@ -136,7 +146,9 @@ class UrlSync:
         self.show_error = show_error or st.show_error
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
-        st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
+        st.param.watch(
+            self.write, ["result", "compare_result", "unit", "lesson", "step", "presenter"]
+        )
         self.follow(location.search or "")
         self.write()  # the state on show, e.g. without the values the page fell back from
 
@@ -149,7 +161,7 @@ class UrlSync:
         """
         updates, self.messages = read_query(search, self.state.start)
         query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
-        defaults = {"unit": "elements", "presenter": False, "lesson": ""}
+        defaults = {"unit": "elements", "presenter": False, "lesson": "", "compare": ""}
         if "lesson" not in query:
             defaults["ops"] = ""  # a lesson link's step brings its own pipeline
         for key, value in defaults.items():

@@ -880,8 +880,8 @@ def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) ->
 
 
 def test_there_are_at_least_five_challenges_in_a_lesson_of_their_own() -> None:
-    (lesson,) = [lesson for lesson in LESSONS if any(s.challenge for s in lesson.steps)]
-    assert lesson.id == "challenges" and len(lesson.steps) >= 5
+    lesson = load_lesson("challenges")  # other lessons may end on a challenge of their own
+    assert len(lesson.steps) >= 5
     assert all(step.challenge is not None for step in lesson.steps)
 
 
@@ -913,7 +913,8 @@ def _challenge_step_of(position: int) -> Step:
 
 # Other chains that reach the same targets: the layout is graded, not the text.
 ALTERNATIVES = [
-    (0, ".transpose(0, 1)"),
+    (0, ".transpose(1, 0)"),
+    (0, ".swapaxes(0, 1)"),
     (0, ".transpose_axes((1, 0))"),
     (0, ".transpose().transpose().transpose()"),
     (1, ".slice(s[7::-1])"),

@@ -20,7 +20,7 @@ from bokeh.document import Document
 
 from explorer import columns as C
 from explorer.app import Explorer
-from explorer.ops import names
+from explorer.ops import REGISTRY, names
 from explorer.state import StateError, parse_shape
 
 
@@ -128,7 +128,7 @@ def test_every_op_button_adds_a_step_with_its_default_arguments(op):
     ex = Explorer(shape=(3, 4))
     ex.editor.op_choice.value = op
     ex.editor.add_button.clicks += 1
-    assert ex.ops.startswith(f".{op}")
+    assert ex.ops.startswith("[" if REGISTRY[op].bracket else f".{op}")
     assert ex.error is None, ex.error
 
 

@@ -422,6 +422,7 @@ PAINT_BOTH_WAYS_JS = """async ([figure, renderer]) => {
 }"""
 
 
+@pytest.mark.patched("cells")
 @pytest.mark.parametrize(
     "ops", [".transpose()", ".slice(s[::2])", ".slice(s[1]).broadcast((64, 64))"]
 )
@@ -487,6 +488,7 @@ STYLE_READS_JS = """() => {
 }"""
 
 
+@pytest.mark.patched("steady")
 def test_a_new_shape_lays_the_figures_out_without_reading_their_computed_style(open_explorer):
     # Bokeh looks for a plot's outline and fill colours in CSS variables, reading the
     # plot's computed style on every layout and paint; after an edit that forced a style
@@ -506,6 +508,7 @@ def test_a_new_shape_lays_the_figures_out_without_reading_their_computed_style(o
         assert page.evaluate("() => window.__styled") == {}
 
 
+@pytest.mark.patched("steady")
 def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
     page = open_explorer("?shape=16,16")
     settle(page)
@@ -551,6 +554,7 @@ def _sent(page) -> list[str]:
     return page.evaluate("() => window.__sent.splice(0)")
 
 
+@pytest.mark.patched("enter_box")
 def test_an_edit_sends_the_server_one_message(open_explorer, explorer_server):
     # Each key used to send the server the box's text, Enter an event of its own, and the
     # new URL came back from the page: 15 messages, more of the server's time than the
