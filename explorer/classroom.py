@@ -306,11 +306,12 @@ class Classroom:
                 messages.append(f"{exc}. Pick one from the list.")
         step = st.step
         if lesson is not None and not 1 <= step <= len(lesson.steps):
+            # The nearest step there is: a link past the end opens the last one.
+            step = min(max(step, 1), len(lesson.steps))
             messages.append(
-                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {step}; "
-                "showing step 1"
+                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {st.step}; "
+                f"showing step {step}"
             )
-            step = 1
         wanted = {"lesson": lesson.id if lesson else "", "step": step if lesson else 1}
         if (st.lesson, st.step) != (wanted["lesson"], wanted["step"]):
             self._carried = messages[len(self.problems) :]

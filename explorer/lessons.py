@@ -897,7 +897,7 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
     if ask == "stride_bytes":
         return f"stride[{axis}] in bytes for {question.dtype}"
     if ask == "next_position":
-        return f"the buffer position after walk step {question.after}"
+        return f"the buffer position after {walk_element(question.after)}"
     if ask == "read_count":
         return f"the read count of buffer position {question.position}"
     if ask == "flat_index":
@@ -964,7 +964,7 @@ def explain(question: Question, layout: Layout | Tensor, unit: str = "elements")
     if ask == "next_position":
         (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
         return (
-            f"walk step {question.after} reads position {here}; the next index {index} steps "
+            f"{walk_element(question.after, lay)} reads position {here}; the next index {index} steps "
             f"axis {axis}, so add adj_stride[{axis}] = {delta}: {here} {_signed(delta)} = {there}."
         )
     if ask == "read_count":
@@ -1110,7 +1110,7 @@ def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> 
     if ask == "next_position":
         (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
         return (
-            f"walk step {question.after} reads position {here}; the next index {index} steps "
+            f"{walk_element(question.after, lay)} reads position {here}; the next index {index} steps "
             f"axis {axis}, so add adj_stride[{axis}] = {delta * size} {of}, {_cells(delta)}: "
             f"{here} {_signed(delta)} = {there}."
         )
@@ -1393,8 +1393,7 @@ _METHODS: dict[str, Any] = {
     ),
     "next_position": lambda q, lay: (
         "Find the axis that steps next (the innermost one that does not wrap) and add its "
-        "adj_stride to the position walk step "
-        f"{q.after} reads."
+        f"adj_stride to the position {walk_element(q.after)} reads."
     ),
     "read_count": lambda q, lay: (
         f"Count the logical cells that read buffer position {q.position}: hover it in the "
@@ -1414,6 +1413,8 @@ _METHODS: dict[str, Any] = {
 def _allowed_numbers(question: Question) -> set[int]:
     # Numbers a hint may name because the question itself names them.
     named = {question.axis, question.after, question.position, *(question.index or ())}
+    if question.after is not None:  # "element N of M", as the odometer counts
+        named.add(question.after + 1)
     named |= set(range(MAX_RANK))  # axis numbers and entry numbers
     if question.dtype:
         named.add(DTYPE_BYTES[question.dtype])
@@ -1658,7 +1659,7 @@ def _difference(target: Target, lay: Any, unit: str = "elements") -> str:
                 cells = "cell" if k == 1 else f"{k} cells"
                 return (
                     f"follows the target's walk for its first {cells}, then visits {mine} "
-                    f"where the target visits {theirs} (walk step {k})"
+                    f"where the target visits {theirs} ({walk_element(k, lay)})"
                 )
         if len(walk) != len(target.positions):
             return f"walks {len(walk)} cells, but the target's walk has {len(target.positions)}"
@@ -1709,6 +1710,19 @@ def _axis(question: Question, layout: Any) -> int:
     if axis is None or not -rank <= axis < rank:
         raise IndexError(f"axis {axis} is out of range for a rank-{rank} layout")
     return axis % rank
+
+
+def walk_element(k: int | None, layout: Any = None) -> str:
+    """Walk step ``k`` (from 0) as the odometer counts it: ``element k+1 of n`` (from 1).
+
+    >>> from candela import Layout
+    >>> walk_element(5, Layout((3, 4)))
+    'element 6 of 12'
+    """
+    k = -1 if k is None else k
+    if layout is None:
+        return f"element {k + 1} of the walk"
+    return f"element {k + 1} of {_as_layout(layout).len}"
 
 
 def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

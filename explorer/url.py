@@ -167,6 +167,13 @@ class UrlSync:
             self._following = False
         if self.messages:
             self.show_error("\n".join(self.messages))
+        asked = {k: v for k, v in first.items()}
+        shown = {k: getattr(self.state, k) for k in asked}
+        if self.messages or shown != asked:
+            # The page fell back from something the URL says (a bad value, a step past
+            # the lesson's end): the URL says what the page shows, not what it refused.
+            self.location.search = query_for(self.state, self.at_step())
+            return
         # The browser already shows this URL: record it without sending it back.
         with param.discard_events(self.location):
             self.location.search = search

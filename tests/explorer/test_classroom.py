@@ -165,7 +165,8 @@ def test_a_step_that_expects_an_error_shows_it_over_the_state_before_the_failing
         ("?lesson=transpose&step=2", "transpose", 2, None),
         ("?lesson=transpose", "transpose", 1, None),
         ("?lesson=nope&step=2", "", 1, "no lesson 'nope'; the lessons are: row-major"),
-        ("?lesson=transpose&step=9", "transpose", 1, "steps 1 to 5, not 9; showing step 1"),
+        ("?lesson=transpose&step=9", "transpose", 5, "steps 1 to 5, not 9; showing step 5"),
+        ("?lesson=transpose&step=99", "transpose", 5, "steps 1 to 5, not 99; showing step 5"),
         ("?lesson=transpose&step=0", "transpose", 1, "steps 1 to 5, not 0"),
         ("?lesson=transpose&step=two", "transpose", 1, "step 'two' is not a number"),
         ("?lesson=transpose&presenter=maybe", "transpose", 1, "presenter 'maybe'"),
@@ -180,6 +181,10 @@ def test_a_link_opens_its_lesson_step_or_says_what_is_wrong(query, lesson, step,
     else:
         shown = html_text(ex.classroom.message_pane.object) + html_text(ex.error_pane.object)
         assert words in message and words in shown
+        # The URL says what the page shows, not the value it fell back from.
+        assert ex.url.location.search == query_for(ex, ex.classroom.at_step())
+        if lesson:
+            assert f"step={step}" in ex.url.location.search
     assert ex.layout is not None  # never a blank page
 
 
