@@ -144,7 +144,13 @@ class Editor:
         op = self.op_choice.value
         try:
             (step,) = parse(self.step_text())
-        except (PipelineError, ValueError) as exc:
+        except PipelineError as exc:
+            # Parsed alone it is step 1; in the pipeline it comes after the steps on show.
+            number = len(parse(self.state.result.ops)) + 1 if exc.step else 0
+            exc = PipelineError(number, exc.text, exc.reason)
+            self.state.show_error(f"{REGISTRY[op].signature} arguments: {exc}")
+            return
+        except ValueError as exc:
             self.state.show_error(f"{REGISTRY[op].signature} arguments: {exc}")
             return
         self.state.add_step(format_step(step))

@@ -21,6 +21,7 @@ from bokeh.document import Document
 from explorer import columns as C
 from explorer.app import Explorer
 from explorer.ops import names
+from explorer.pipeline import parse
 from explorer.state import StateError, parse_shape
 
 
@@ -121,6 +122,18 @@ def test_argument_widgets_cannot_smuggle_code():
     ex.editor.arg_widgets["view"][0].value = "12), __import__('os').system('true'"
     ex.editor.add_button.clicks += 1
     assert ex.error and ex.ops == "" and ex.layout.shape == (3, 4)
+
+
+@pytest.mark.parametrize("ops", ["", ".transpose()", ".transpose().flip(0).slice(s[1:])"])
+def test_a_bad_argument_names_the_step_it_would_have_been(ops):
+    ex = Explorer(shape=(3, 4), ops=ops)
+    steps = len(parse(ops))
+    ex.editor.op_choice.value = "narrow"
+    ex.editor.arg_widgets["narrow"][0].value = "x"
+    ex.editor.add_button.clicks += 1
+    assert ex.error and f"step {steps + 1} " in ex.error, ex.error
+    assert f"step {steps + 2} " not in ex.error and (steps == 0 or "step 1 " not in ex.error)
+    assert ex.ops == ops  # the last good state stays
 
 
 @pytest.mark.parametrize("op", names())
