@@ -187,11 +187,30 @@ def cell_xy(grid: Grid, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x.astype(float), -y.astype(float)
 
 
-def buffer_width(n: int) -> int:
-    """Cells per row of the buffer lane: one lane when short, a near-square wrap when long."""
+def buffer_width(n: int, row: int | None = None) -> int:
+    """Cells per row of the buffer lane: one lane when short, a near-square wrap when long.
+
+    ``row`` is the length of the tensor's rows in the buffer (:func:`buffer_row`): a
+    wrapped lane then holds whole rows (the number nearest a near-square wrap), so the
+    buffer lines up with the tensor (a 5x7 tensor's buffer is 5 rows of 7) instead of
+    breaking its rows at 16.
+    """
     if n <= 16:
         return max(n, 1)
+    if row is not None and 1 < row <= 128 and row < n:
+        square = math.sqrt(2 * n)  # a lane twice as wide as tall: rows lie 1.5 apart
+        return row * max(1, min(128 // row, round(square / row)))
     return int(min(128, max(16, 1 << round(math.log2(math.sqrt(2 * n))))))
+
+
+def buffer_row(layout) -> int | None:
+    """How many buffer cells one row of the tensor spans: the stride of the axis that steps
+    across memory next after the innermost one (their strides' sizes in order), or None
+    for a tensor that walks one axis (a lane has no rows)."""
+    axes = sorted(
+        (abs(int(st)), int(n)) for st, n in zip(layout.stride, layout.shape) if n > 1 and st
+    )
+    return axes[1][0] if len(axes) > 1 else None
 
 
 # --------------------------------------------------------------------------- columns
@@ -461,7 +480,7 @@ def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
             summary=summarize(walk, size),
         )
     labels = max(n, size) <= label_limit
-    cols = buffer_width(size)
+    cols = buffer_width(size, buffer_row(layout))
     logical = logical_columns(walk, grid)
     buffer = buffer_columns(tensor, walk, cols)
     out = Columns(

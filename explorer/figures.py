@@ -71,7 +71,11 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 READ_JS = """
 const pos = frames.data.pos[special_vars.index]
 if (pos == null) return ""
-return format === "pos" ? pos : buffer.data.value[pos]
+return format === "pos" ? pos * (Number(frames.tags[0]?.scale) || 1) : buffer.data.value[pos]
+"""
+#: Hover on a buffer cell: its position, in bytes once a byte unit is chosen.
+POSITION_JS = """
+return value * (Number(frames.tags[0]?.scale) || 1)
 """
 
 
@@ -224,6 +228,8 @@ class Figures:
         self.concealed = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
+        #: The columns last drawn (None before the first drawing).
+        self._cols: C.Columns | None = None
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -384,7 +390,13 @@ class Figures:
                 tooltips=tips["logical"],
                 formatters={"@index": reads},
             ),
-            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tips["buffer"]),
+            "buffer": HoverTool(
+                renderers=[self.buffer_cells],
+                tooltips=tips["buffer"],
+                formatters={
+                    "@pos": CustomJSHover(args={"frames": self.frames_source}, code=POSITION_JS)
+                },
+            ),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
         # by the model that called it, so its code is sent (and saved in a page) once.
@@ -448,8 +460,11 @@ class Figures:
         self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
 
     def set_unit(self, unit: str) -> None:
-        """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
+        """Show positions and jumps in ``unit`` (the browser redraws the odometer and hover
+        text when it changes; the cells' position labels are drawn again here)."""
         self._set_tags(unit=unit, scale=DTYPE_BYTES.get(unit, 1))
+        self._set_tooltips()
+        self._draw_labels()
 
     def _set_tags(self, **changes) -> None:
         # What the browser's drawing needs besides the columns, on the frames source's
@@ -500,22 +515,36 @@ class Figures:
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         self._draw_first_frame(cols, n)
         self.cells = cells
-        labels = L.rows_for(cols, cells, self.scale, self.offset_at, self.concealed)
+        self._cols = cols
+        self._draw_labels()
+
+    def _draw_labels(self) -> None:
+        cols = self._cols
+        if cols is None:
+            return
+        tags = self.frames_source.tags[0]
+        labels = L.rows_for(
+            cols, self.cells, self.scale, self.offset_at, self.concealed, tags.get("scale", 1)
+        )
         _set_data(self.labels_logical, labels["logical"])
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool) -> dict:
-        """Each figure's hover text; while a question waits, no buffer position or reads."""
+    def tooltips(concealed: bool, in_bytes: bool = False) -> dict:
+        """Each figure's hover text; while a question waits, no buffer position or reads.
+        With ``in_bytes``, positions are in bytes."""
         logical = [("index", "@index"), ("value", "@index{value}")]
         buffer = [("value", "@value")]
+        name = "position (bytes)" if in_bytes else "position"
         if not concealed:
-            logical.append(("position", "@index{pos}"))
-            buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
+            logical.append((name, "@index{pos}"))
+            buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
-        for name, tips in self.tooltips(self.concealed).items():
+        tags = self.frames_source.tags[0] if self.frames_source.tags else {}
+        in_bytes = tags.get("unit", "elements") != "elements"
+        for name, tips in self.tooltips(self.concealed, in_bytes).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
@@ -537,7 +566,8 @@ class Figures:
         for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
             _set_data(source, mark_rows(cells[fig], tags["rings"][fig]))
         _set_data(self.jump_source, {k: [] for k in self.jump_source.data})
-        self.odometer.text = odometer_start(cols)
+        in_bytes = tags.get("unit", "elements") != "elements"
+        self.odometer.text = odometer_start(cols, tags.get("scale", 1) if in_bytes else 0)
         where = _plain_text(self.odometer.text)
         for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):
             alt = tags["alt"]
@@ -561,8 +591,29 @@ def _plain_text(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
-def odometer_start(cols: C.Columns) -> str:
-    """The odometer before the walk moves (``traverse.mjs`` writes it from then on)."""
+def position_text(pos: int, prev: int | None = None, unit_bytes: int = 0) -> str:
+    """A step's buffer position(s) as the odometer writes them: in bytes when
+    ``unit_bytes`` (the bytes of an element of a byte unit) is given, the buffer cell
+    beside (``traverse.mjs``, ``positionText``, writes the same).
+
+    >>> position_text(9, unit_bytes=4)
+    'position <b>36</b> bytes (cell 9)'
+    >>> position_text(1, 8)
+    'position 8 → <b>1</b>'
+    """
+
+    def moved(f) -> str:
+        return f"<b>{f(pos)}</b>" if prev is None else f"{f(prev)} → <b>{f(pos)}</b>"
+
+    if not unit_bytes:
+        return f"position {moved(lambda p: p)}"
+    cells = str(pos) if prev is None else f"{prev} → {pos}"
+    return f"position {moved(lambda p: p * unit_bytes)} bytes (cell {cells})"
+
+
+def odometer_start(cols: C.Columns, unit_bytes: int = 0) -> str:
+    """The odometer before the walk moves (``traverse.mjs`` writes it from then on);
+    positions in bytes when ``unit_bytes`` is given."""
     n = len(cols.frames["pos"])
     if not n:
         return '<span class="candela-odometer" role="status">no elements to walk</span>'
@@ -570,5 +621,5 @@ def odometer_start(cols: C.Columns) -> str:
     return (
         f'<span class="candela-odometer" role="status">element 1 of {n} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
-        f"start at the offset: position <b>{p}</b></span>"
+        f"start at the offset: {position_text(p, unit_bytes=unit_bytes)}</span>"
     )

@@ -400,3 +400,28 @@ def test_kept_label_rows_are_the_rows_of_the_drawing_asked_for(draws):
         fresh = L.label_rows(L.label_blocks(cols, cells, scale, at, concealed))
         assert kept.keys() == fresh.keys()
         assert all(same_data(kept[fig], fresh[fig]) for fig in fresh)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 12), min_size=2, max_size=4),
+    st.permutations(range(4)),
+)
+def test_a_wrapped_buffer_holds_whole_rows_of_the_tensor(shape, order):
+    # A tensor's rows (its last axis, as laid out in the buffer) never break across the
+    # buffer's wrapped rows: the lane is a whole number of rows wide, whatever the walk.
+    shape = tuple(shape)
+    n = math.prod(shape)
+    row = shape[-1]
+    axes = [a for a in order if a < len(shape)]
+    layout = Layout(shape).permute(*axes)
+    width = C.buffer_width(n, C.buffer_row(layout))
+    if n <= 16:
+        assert width == n  # one lane
+    elif 1 < row < n and sum(1 for d in shape if d > 1) > 1 and shape[-1] > 1:
+        assert width % row == 0 and width <= max(128, row), (shape, axes, width)
+
+
+def test_a_5_by_7_buffer_is_5_rows_of_7():
+    assert C.columns_for(Tensor.arange((5, 7))).buffer_cols == 7
+    assert C.columns_for(Tensor.arange((5, 7)).transpose()).buffer_cols == 7
