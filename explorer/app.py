@@ -440,6 +440,11 @@ def open_page(doc) -> None:
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)
+        if ex.url.corrected:
+            # The browser sends its own URL once the page has loaded, over the one
+            # corrected here: send the correction again after that.
+            location = pn.state.location
+            pn.state.onload(lambda: location.param.trigger("search"))
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`

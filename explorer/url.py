@@ -136,6 +136,7 @@ class UrlSync:
         self.show_error = show_error or st.show_error
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
+        self.corrected = False
         st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
         self.follow(location.search or "")
         self.write()  # the state on show, e.g. without the values the page fell back from
@@ -169,7 +170,9 @@ class UrlSync:
             self.show_error("\n".join(self.messages))
         asked = {k: v for k, v in first.items()}
         shown = {k: getattr(self.state, k) for k in asked}
-        if self.messages or shown != asked:
+        #: Whether the URL was rewritten to what the page shows (see :meth:`follow`).
+        self.corrected = bool(self.messages) or shown != asked
+        if self.corrected:
             # The page fell back from something the URL says (a bad value, a step past
             # the lesson's end): the URL says what the page shows, not what it refused.
             self.location.search = query_for(self.state, self.at_step())
