@@ -28,7 +28,9 @@ def test_positions_are_in_bytes_with_the_cell_beside(unit):
     start = int(cols.frames["pos"][0])
     text = odometer_start(cols, size)
     assert f"position <b>{start * size}</b> bytes (cell {start})" in text
-    assert position_text(7, 6, size) == f"position {6 * size} → <b>{7 * size}</b> bytes (cell 6 → 7)"
+    assert (
+        position_text(7, 6, size) == f"position {6 * size} → <b>{7 * size}</b> bytes (cell 6 → 7)"
+    )
     assert position_text(7, 6) == "position 6 → <b>7</b>"
 
     figs = Figures()

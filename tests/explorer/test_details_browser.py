@@ -18,8 +18,9 @@ MODEL = "Bokeh.documents[0].get_model_by_name"
 #: Where each text of a figure's labels source lies on screen (px in the figure's canvas,
 #: y down), measured with the canvas's own font metrics: one row per drawn text.
 TEXT_BOXES_JS = """([figure, source]) => {
-  const fig = %(m)s(figure), view = Bokeh.index.find_one(fig);
-  const d = %(m)s(source).data, ctx = document.createElement("canvas").getContext("2d");
+  const M = (name) => Bokeh.documents[0].get_model_by_name(name);
+  const fig = M(figure), view = Bokeh.index.find_one(fig);
+  const d = M(source).data, ctx = document.createElement("canvas").getContext("2d");
   const sx = (x) => view.frame.x_scale.compute(x), sy = (y) => view.frame.y_scale.compute(y);
   const out = [];
   for (let i = 0; i < d.text.length; i++) {
@@ -33,12 +34,13 @@ TEXT_BOXES_JS = """([figure, source]) => {
   }
   return {boxes: out, width: view.frame.bbox.width + view.frame.bbox.left,
           frame: [view.frame.bbox.left, view.frame.bbox.right]};
-}""" % {"m": MODEL}
+}"""
 
 #: The screen box (px in the canvas) of a mark's outermost ring on a figure.
 RING_BOX_JS = """([figure, mark]) => {
-  const view = Bokeh.index.find_one(%(m)s(figure));
-  const d = %(m)s(`marks-${figure.split("-")[0]}-source`).data;
+  const M = (name) => Bokeh.documents[0].get_model_by_name(name);
+  const view = Bokeh.index.find_one(M(figure));
+  const d = M(`marks-${figure.split("-")[0]}-source`).data;
   const sx = (x) => view.frame.x_scale.compute(x), sy = (y) => view.frame.y_scale.compute(y);
   for (let i = 0; i < d.mark.length; i++) {
     if (d.mark[i] !== mark || d.ring[i] !== 0) continue;
@@ -47,7 +49,7 @@ RING_BOX_JS = """([figure, mark]) => {
             top: sy(d.y[i] + half) - pad, bottom: sy(d.y[i] - half) + pad};
   }
   return null;
-}""" % {"m": MODEL}
+}"""
 
 
 def frames(page) -> list[int]:
@@ -58,8 +60,9 @@ def test_the_odometer_counts_bytes_in_a_byte_unit(open_explorer):
     page = open_explorer("?shape=4,5&ops=.slice(s[1:,%201:])&unit=float32")
     pos = frames(page)
     odometer = page.locator(".candela-odometer")
-    expect(odometer).to_contain_text(f"start at the offset: position {pos[0] * 4} bytes "
-                                      f"(cell {pos[0]})")
+    expect(odometer).to_contain_text(
+        f"start at the offset: position {pos[0] * 4} bytes (cell {pos[0]})"
+    )
     page.locator(".candela-forward .bk-btn").click()
     expect(odometer).to_contain_text(
         f"position {pos[0] * 4} → {pos[1] * 4} bytes (cell {pos[0]} → {pos[1]})"
@@ -85,9 +88,10 @@ def test_a_worked_formula_wraps_only_between_its_terms(open_explorer, page):
     assert lines and all(rects == 1 for _, rects in lines), [t for t in lines if t[1] != 1]
     # and the formulas did wrap somewhere: the test would see a break inside a term
     heights = work.evaluate("(el) => Array.from(el.children).map((d) => d.getClientRects().length)")
-    assert heights and max(
-        work.evaluate("(el) => Array.from(el.children).map((d) => d.offsetHeight)")
-    ) > 20
+    assert (
+        heights
+        and max(work.evaluate("(el) => Array.from(el.children).map((d) => d.offsetHeight)")) > 20
+    )
 
 
 @pytest.mark.parametrize("shape", ["2,3,4", "3,2,20,20"])
@@ -100,9 +104,7 @@ def test_a_tile_header_is_clear_of_the_cursor_on_its_first_row(open_explorer, sh
     for k in range(3):  # the cursor on the first row of tile 0, at its first cells
         if k:
             page.locator(".candela-forward .bk-btn").click()
-            page.wait_for_function(
-                f"() => {MODEL}('marks-logical-source').data.k[0] === {k}"
-            )
+            page.wait_for_function(f"() => {MODEL}('marks-logical-source').data.k[0] === {k}")
         ring = page.evaluate(RING_BOX_JS, ["logical-figure", "cursor"])
         header = tiles[0]
         overlap_x = header["left"] < ring["right"] and ring["left"] < header["right"]
@@ -112,12 +114,12 @@ def test_a_tile_header_is_clear_of_the_cursor_on_its_first_row(open_explorer, sh
     page.screenshot(path=f"/tmp/tile-header-{shape.replace(',', 'x')}.png")
 
 
-@pytest.mark.parametrize("query", ["?shape=4,4&ops=.slice(s[3:,%203:])", "?shape=20&ops=.slice(s[19:])"])
+@pytest.mark.parametrize(
+    "query", ["?shape=4,4&ops=.slice(s[3:,%203:])", "?shape=20&ops=.slice(s[19:])"]
+)
 def test_the_offset_name_stays_inside_its_figure(open_explorer, query):
     page = open_explorer(query)
-    page.wait_for_function(
-        f"() => {MODEL}('labels-buffer-source').data.text.includes('offset')"
-    )
+    page.wait_for_function(f"() => {MODEL}('labels-buffer-source').data.text.includes('offset')")
     labels = page.evaluate(TEXT_BOXES_JS, ["buffer-figure", "labels-buffer-source"])
     (name,) = [b for b in labels["boxes"] if b["kind"] == "offset"]
     (mark,) = [b for b in labels["boxes"] if b["kind"] == "offset_mark"]
@@ -133,4 +135,6 @@ def test_a_link_past_the_last_step_opens_the_last_step_and_says_so_in_the_url(
     expect(page.locator(".candela-lesson-step")).to_have_text("step 5 of 5")
     page.wait_for_function("() => location.search.includes('step=5')")
     assert "step=99" not in page.url
-    assert re.search(r"not 99; showing step 5", page.locator(".candela-lesson-message").inner_text())
+    assert re.search(
+        r"not 99; showing step 5", page.locator(".candela-lesson-message").inner_text()
+    )
