@@ -1076,7 +1076,8 @@ def state_answer(question: Question, layout: Layout | Tensor, unit: str = "eleme
 
 
 def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> str:
-    """:func:`explain` with strides, jumps and offsets in bytes of ``unit``; positions in cells.
+    """:func:`explain` with strides, jumps, offsets and positions in bytes of ``unit`` (a
+    position beside its cell, the number a position question takes).
 
     >>> from candela import Layout
     >>> q = Question("adj_stride", "", -7, "", axis=0)
@@ -1110,9 +1111,10 @@ def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> 
     if ask == "next_position":
         (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
         return (
-            f"{walk_element(question.after, lay)} reads position {here}; the next index {index} steps "
-            f"axis {axis}, so add adj_stride[{axis}] = {delta * size} {of}, {_cells(delta)}: "
-            f"{here} {_signed(delta)} = {there}."
+            f"{walk_element(question.after, lay)} reads position {here * size} {of} (cell "
+            f"{here}); the next index {index} steps axis {axis}, so add adj_stride[{axis}] = "
+            f"{delta * size} {of}: {here * size} {_signed(delta * size)} = {there * size} "
+            f"{of}, cell {there * size}/{size} = {there}."
         )
     if ask == "flat_index":
         index = _index_of(question, lay)

@@ -383,11 +383,13 @@ def test_in_a_byte_unit_an_answer_counts_in_bytes_or_in_elements(typed):
     assert "Right: adj_stride[0] is -28 bytes of float32 (-7 elements)" in verdict.message
 
 
-def test_in_a_byte_unit_positions_still_number_cells_and_jumps_are_in_bytes():
+def test_in_a_byte_unit_positions_are_in_bytes_beside_the_cell_the_answer_names():
     ex = Explorer(lesson="transpose", step=3, unit="float32")  # the position after 9
     verdict = ex.classroom.check("2")
     assert verdict.correct and not ex.classroom.check("8").correct
-    assert "adj_stride[0] = -28 bytes of float32, -7 cells: 9 - 7 = 2" in verdict.worked
+    assert "reads position 36 bytes of float32 (cell 9)" in verdict.worked
+    assert "adj_stride[0] = -28 bytes of float32: 36 - 28 = 8 bytes of float32" in verdict.worked
+    assert verdict.worked.endswith("cell 8/4 = 2.")
     ex = Explorer(lesson="slicing", step=1, unit="int16")  # offset 6 elements
     verdict = ex.classroom.check("12")
     assert verdict.correct and "offset = 12 bytes of int16" in verdict.worked
