@@ -420,12 +420,14 @@ def app() -> pn.viewable.Viewable:
     URL once it has one (:func:`open_page`).
     """
     from explorer.export import page_icons
+    from explorer.style import panel_page_template
 
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
         doc.template_variables.update(page_icons())
+        doc.template = panel_page_template()
         if _served():
             open_page(doc)
     return ex.__panel__()

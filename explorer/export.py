@@ -131,7 +131,16 @@ def export_html(st, title: str = "Candela Explorer") -> str:
         patch_inline_stylesheets(element)
     out = io.StringIO()
     resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
-    save(doc, out, title=title, resources=resources, template_variables=page_icons())
+    from .style import panel_page_template
+
+    save(
+        doc,
+        out,
+        title=title,
+        resources=resources,
+        template=panel_page_template(),
+        template_variables=page_icons(),
+    )
     return out.getvalue()
 
 

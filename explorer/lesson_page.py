@@ -510,7 +510,11 @@ def _standalone_html(doc, title: str) -> str:
     docs_json, render_items = standalone_docs_json_and_render_items(doc)
     bundle = bundle_for_objs_and_resources([doc], INLINE)
     bundle.js_files, bundle.css_files = [], []
-    return html_page_for_render_items(bundle, docs_json, render_items, title=title)
+    from .style import PAGE_TEMPLATE
+
+    return html_page_for_render_items(
+        bundle, docs_json, render_items, title=title, template=PAGE_TEMPLATE
+    )
 
 
 def lesson_filename(lesson_id: str, unit: str = "elements") -> str:

@@ -7,6 +7,7 @@ presenter mode adds :data:`PRESENTER_CSS` to each and turns it on with a class.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -18,6 +19,23 @@ _HERE = Path(__file__).parent
 # "Right" or "Not quite" and carries a mark, so colour is never the only sign.
 RIGHT_COLOR = "#005A8C"
 WRONG_COLOR = "#A63C00"
+
+#: What every page of the explorer (served, offline, a lesson's) adds to Panel's or
+#: Bokeh's page template: a phone lays it out at its own width, not as a desktop page
+#: shrunk to 40%. A template's text, extending the page's own (both have the block).
+PAGE_TEMPLATE = (
+    '{% block preamble %}<meta name="viewport" content="width=device-width, '
+    'initial-scale=1">{{ super() }}{% endblock %}'
+)
+
+
+@functools.cache
+def panel_page_template():
+    """Panel's page template (served and saved pages) with :data:`PAGE_TEMPLATE` added."""
+    from panel.io.resources import BASE_TEMPLATE
+
+    return BASE_TEMPLATE.environment.from_string('{% extends "base.html" %}' + PAGE_TEMPLATE)
+
 
 #: The class presenter mode puts on every pane and widget of the page.
 PRESENTER_CLASS = "candela-big"
