@@ -45,6 +45,8 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+#: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
+FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 
 
 class _Root(pn.Row):
@@ -137,12 +139,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
+        self.keys.on_room = self._on_room
         #: The lesson panel and the keyboard help: the page's right-hand column.
         self.lesson_area = self.classroom.panel
         self.lesson_area.param.update(
             objects=[*self.lesson_area.objects, self.keys],
             width=LESSON_WIDTH,
-            sizing_mode=None,  # its own width, as wide in every layout
+            sizing_mode=None,  # its own width, as wide in every layout (or the screen)
+            styles={**self.lesson_area.styles, **FIT_SCREEN},
             css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
         )
         self._views: list[_View] = []
@@ -232,15 +236,24 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
         self.download_button = download_button(self, align="end", width=120)
         ed = self.editor
+        # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
+        narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}
         self.controls = pn.Column(
-            pn.Row(ed.shape_input, ed.unit_select, self.download_button),
-            pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            pn.Row(ed.shape_input, ed.unit_select, self.download_button, styles=narrow),
+            pn.Row(
+                ed.ops_input,
+                ed.undo_button,
+                ed.reset_button,
+                sizing_mode="stretch_width",
+                styles=narrow,
+            ),  # fmt: skip
             self.error_pane,
             *ed.builder,
             self.fields_pane,
             *ed.step_view,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
+            styles=FIT_SCREEN,
         )
 
     def _new_view(self) -> _View:
@@ -282,6 +295,13 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             for view in self._views:
                 self._draw(view)
             self._render_text()
+
+    def _on_room(self, width: int, height: int) -> None:
+        # The browser says how much room the figures have: cells sized to it.
+        with pn.io.hold():
+            for view in self._views:
+                with pn.io.unlocked():
+                    view.figures.set_room(width, height)
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():

@@ -197,10 +197,12 @@ def buffer_width(n: int, row: int | None = None) -> int:
     """
     if n <= 16:
         return max(n, 1)
+    # Near square (rows lie 1.5 apart, so twice as wide as tall); a lane too long to
+    # label is wider still, to fit under the grid on a laptop's screen.
+    square = math.sqrt((2 if n <= LABEL_LIMIT else 6) * n)
     if row is not None and 1 < row <= 128 and row < n:
-        square = math.sqrt(2 * n)  # a lane twice as wide as tall: rows lie 1.5 apart
         return row * max(1, min(128 // row, round(square / row)))
-    return int(min(128, max(16, 1 << round(math.log2(math.sqrt(2 * n))))))
+    return int(min(128, max(16, 1 << round(math.log2(square)))))
 
 
 def buffer_row(layout) -> int | None:

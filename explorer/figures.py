@@ -56,8 +56,19 @@ from .painting import CELLS_TAG, STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
-#: Cell sizes, in px at scale 1: as large as the space allows within these.
-MIN_CELL, MAX_CELL = 16, 46
+#: Cell sizes, in px at scale 1: as large as the room allows within these (a cell too
+#: small for its text shows it on hover).
+MIN_CELL, MAX_CELL = 3, 46
+#: The smallest cell of a grid of tiles (rank > 2): each tile's header needs the row above
+#: it, clear of the cursor's frame.
+TILED_MIN_CELL = 16
+#: The window height (px) the figures are sized for until the browser says (a laptop's).
+WINDOW_HEIGHT = 800
+#: What a window's height holds besides the two figures: the title, the headings, the
+#: legend and the traversal controls (px at scale 1), and the share of the rest each
+#: figure may take at most.
+AROUND_FIGURES = 330
+HEIGHT_SHARE = {"logical": 0.58, "buffer": 0.42}
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
@@ -197,14 +208,26 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> float:
-    """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
+def fit(
+    fig: figure,
+    cols: int,
+    rows: float,
+    top: float,
+    max_px: int,
+    scale: float,
+    max_height: float | None = None,
+    min_cell: float = MIN_CELL,
+) -> float:
+    """Square cells, as large as ``max_px`` wide and ``max_height`` tall allow, within
+    MIN_CELL..MAX_CELL (times ``scale``).
 
-    Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
-    wider, and scrolls inside its panel.
+    Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
+    larger, and scrolls inside its panel.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
-    cell = scale * max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
+    tall = 520 if max_height is None else max_height
+    room_y = (tall / scale - 8) / (max(rows, 1) + 0.2 + top)
+    cell = scale * max(min_cell, min(MAX_CELL, room, room_y))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = int(cell * (cols + 0.2)) + 8
@@ -228,8 +251,10 @@ class Figures:
         self.concealed = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
-        #: The columns last drawn (None before the first drawing).
+        #: The columns last drawn (None before the first drawing): sized again to new room.
         self._cols: C.Columns | None = None
+        #: The room the figures have (px): their column's width and the window's height.
+        self.room = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT)
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -459,6 +484,32 @@ class Figures:
             )
         self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
 
+    def _room(self) -> tuple[float, float]:
+        # The widest a figure may be, and the height both may share, at this scale.
+        width, height = self.room
+        wide = max(160.0, min(float(LOGICAL_MAX_PX), width - 8))
+        tall = max(160.0 * self.scale, height - AROUND_FIGURES * self.scale)
+        return wide, tall
+
+    def set_room(self, width: int, height: int) -> bool:
+        """The figures' column is ``width`` px wide in a ``height`` px window: size the
+        cells to fit it (drawn again if that changes them). Returns whether it did."""
+        if (width, height) == self.room:
+            return False
+        old = self._room()
+        self.room = (width, height)
+        if self._cols is None or self._room() == old:
+            return False
+        # Only the sizes: the walk goes on where it is (the browser redraws its frame
+        # with the new rings, traverse.mjs "redraw").
+        cells = self._fit(self._cols)
+        if cells == self.cells:
+            return False
+        self.cells = cells
+        self._set_tags(rings={fig: frame_rings(cell) for fig, cell in cells.items()})
+        self._draw_labels()
+        return True
+
     def set_unit(self, unit: str) -> None:
         """Show positions and jumps in ``unit`` (the browser redraws the odometer and hover
         text when it changes; the cells' position labels are drawn again here)."""
@@ -482,18 +533,7 @@ class Figures:
         self.offset_at = None
         if not cols.summary and len(cols.buffer["pos"]) and layout.len:
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
-        cells = {"logical": 0.0, "buffer": 0.0}
-        if not cols.summary:
-            grid = cols.grid
-            top = 0.9 if len(grid.shape) > 2 else 0.0
-            cells["logical"] = fit(
-                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale
-            )
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above for the jump arcs, and below for the offset marker.
-            cells["buffer"] = fit(
-                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale
-            )
+        cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
         alt = {
@@ -517,6 +557,39 @@ class Figures:
         self.cells = cells
         self._cols = cols
         self._draw_labels()
+
+    def _fit(self, cols: C.Columns) -> dict[str, float]:
+        # Each figure sized to the room, its cells as large as it allows: their size in px.
+        cells = {"logical": 0.0, "buffer": 0.0}
+        if not cols.summary:
+            grid = cols.grid
+            tiled = len(grid.shape) > 2
+            top = 0.9 if tiled else 0.0
+            wide, tall = self._room()
+            if cols.labels:  # cells that show their values keep the size to show them
+                tall = max(tall, 2 * 520 * self.scale)
+            cells["logical"] = fit(
+                self.logical_figure,
+                grid.width,
+                grid.height,
+                top,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["logical"],
+                TILED_MIN_CELL if tiled else MIN_CELL,
+            )
+            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+            # Room above for the jump arcs, and below for the offset marker.
+            cells["buffer"] = fit(
+                self.buffer_figure,
+                cols.buffer_cols,
+                rows + 0.5,
+                1.3,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["buffer"],
+            )
+        return cells
 
     def _draw_labels(self) -> None:
         cols = self._cols

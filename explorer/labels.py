@@ -185,7 +185,10 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         x, y = offset_at
         common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
                   "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
-        mark = {**common, "text": ["▲"], "color": [C.OFFSET], "size": _font(13 * scale)}
+        mark = {**common, "text": ["▲"], "color": [C.OFFSET],
+                "size": _font(min(13 * scale, max(8.0, 0.7 * cell)))}  # fmt: skip
+        if cell < 12 * scale:  # rows too close for the name: the marker alone, hover tells
+            return [["offset_mark", mark], ["offset", None]]
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
                 "size": _font(10 * scale), "x_offset": 8.0 * scale}  # fmt: skip
         # The name goes right of the marker, or left of it where the figure ends first
