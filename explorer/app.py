@@ -33,7 +33,15 @@ from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.style import (
+    CSS,
+    PRESENTER_CLASS,
+    THEME_CLASSES,
+    THEME_CSS,
+    legend_html,
+    theme_classes,
+    title_html,
+)
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
@@ -105,7 +113,8 @@ class _View:
             ex.controls,
             views,
             ex.lesson_area,
-            css_classes=["candela-explorer"],
+            css_classes=["candela-explorer", *theme_classes(ex.theme)],
+            stylesheets=[THEME_CSS],  # the colours, light or dark, every pane inherits
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
@@ -156,6 +165,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
+        self.param.watch(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -295,6 +305,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             for view in self._views:
                 self._draw(view)
             self._render_text()
+
+    def _on_theme(self, event) -> None:
+        # Light, dark, or (none) following the system or the notebook: theme.css.
+        for view in self._views:
+            classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
+            view.root.css_classes = classes + theme_classes(self.theme)
 
     def _on_room(self, width: int, height: int) -> None:
         # The browser says how much room the figures have: cells sized to it.

@@ -238,7 +238,7 @@ class Classroom:
         )  # fmt: skip
         self.help_pane = pn.pane.Markdown(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "#444"}, stylesheets=[CSS],
+            styles={"font-size": "12px", "color": "var(--candela-muted, #444)"}, stylesheets=[CSS],
         )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")

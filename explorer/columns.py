@@ -34,7 +34,13 @@ CURSOR = "#E69F00"  # orange: the current cell of the traversal
 FORWARD = "#0072B2"  # blue: a jump forward through the buffer
 BACKWARD = "#D55E00"  # vermillion: a jump backward
 OFFSET = "#CC79A7"  # reddish purple: the offset marker
-OFFSET_TEXT = "#8E3B6E"  # the same hue, dark enough for text on white (4.5:1)
+#: The same hue as text on the page's background, light or dark (white or black): 4.6:1 on
+#: both, so the canvas needs no colour per theme.
+OFFSET_TEXT = "#B5528E"
+#: Text drawn on the page's background (tile headers): 4.6:1 on white and on black.
+PAGE_TEXT = "#757575"
+#: A value in a cell no element reads (opaque GREY, the same on any page): 5:1.
+UNREAD_TEXT = "#595959"
 
 #: Rows of a wrapped buffer lie this many cell heights apart: the gap holds the offset
 #: marker and keeps the jump arcs of one row clear of the row above.
@@ -53,10 +59,14 @@ _PALETTE = _viridis()
 
 
 def _text_for(palette: np.ndarray) -> np.ndarray:
-    # White text on the dark end of the ramp, black elsewhere (relative luminance).
+    # White or black text, whichever contrasts more with the colour (WCAG's luminance, of
+    # linear light): at least 4.58:1 on any colour, where a cut at 0.35 of the gamma-coded
+    # mean left black digits on mid-blue cells at 3.5:1.
     rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in palette]) / 255
-    lum = rgb @ np.array([0.2126, 0.7152, 0.0722])
-    return np.where(lum < 0.35, "#ffffff", "#000000").astype(object)
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    on_white, on_black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
+    return np.where(on_white >= on_black, "#ffffff", "#000000").astype(object)
 
 
 _PALETTE_TEXT = _text_for(_PALETTE)
@@ -342,7 +352,8 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
         "value": _values(buffer),
         "reads": reads,
         "color": colors,
-        "alpha": np.where(reads > 0, 1.0, 0.55),
+        # Opaque: a see-through grey took the page's colour, and its text's contrast with it.
+        "alpha": np.ones(size),
     }
 
 
@@ -354,7 +365,7 @@ def buffer_label_columns(buffer: dict) -> dict:
     """Text drawn in each buffer cell: value in the middle, position top-left, ``×n`` reads."""
     x, y = buffer["x"], buffer["y"]
     read = np.asarray(buffer["reads"]) > 0
-    text = np.full(len(read), "#7f7f7f", dtype=object)
+    text = np.full(len(read), UNREAD_TEXT, dtype=object)
     text[read] = [_TEXT_ON[c] for c in np.asarray(buffer["color"])[read].tolist()]
     return {
         "x": x,

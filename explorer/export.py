@@ -102,10 +102,13 @@ def static_view(st):
             pn.pane.HTML(legend_html(), stylesheets=[CSS]),
             pn.pane.Bokeh(figures.traversal),
         )
+    from .style import THEME_CSS, theme_classes
+
     return pn.Column(
         title,
         pn.FlexBox(info, views, flex_wrap="wrap", gap="8px 16px"),
-        css_classes=["candela-explorer", "candela-export"],
+        css_classes=["candela-explorer", "candela-export", *theme_classes(st.theme)],
+        stylesheets=[THEME_CSS],  # light or dark, as the live page (theme.css)
     )
 
 

@@ -102,6 +102,9 @@ def _figure(name: str, scale: LinearScale) -> figure:
         tools="",
         min_border=4,
         outline_line_color=None,
+        # See-through: the page's own background, light or dark, shows (theme.css).
+        background_fill_color=None,
+        border_fill_color=None,
         x_axis_type=None,  # no axes, grids, tickers or formatters: models nobody sees
         y_axis_type=None,
         # Canvas, not WebGL: without a GPU (software WebGL) every repaint copied the WebGL
@@ -402,6 +405,10 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
+        #: One stylesheet model for every widget of the traversal (see TRAVERSAL_CSS).
+        self.themed = InlineStyleSheet(css=TRAVERSAL_CSS)
+        for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider, self.odometer):
+            widget.stylesheets = [self.themed]
         tips = self.tooltips(concealed=False)
         # What a logical cell reads is the walk's, not the cell's: its source holds only
         # what the shape decides (explorer.columns.LOGICAL_KEYS), so hover looks it up.
@@ -480,7 +487,9 @@ class Figures:
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
             widget.update(
-                tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
+                tags=[base],
+                width=round(base * factor),
+                stylesheets=[self.themed, *(sheet if factor != 1 else [])],
             )
         self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
 
@@ -653,6 +662,19 @@ class Figures:
             self._described[fig] = what
             label = what if self.concealed else f"{what}: {where}"
             figure_.html_attributes = {"role": "img", "aria-label": label}
+
+
+#: The traversal's Bokeh widgets in the page's colours, light or dark (theme.css), and
+#: the play button a blue that white text is 7:1 on (Bokeh's own is 3.6:1).
+TRAVERSAL_CSS = """
+:host { color: var(--candela-fg, #212529); }
+.bk-slider-title, .bk-slider-value, .bk-input-group label {
+  color: var(--candela-fg, #212529); }
+.bk-btn-primary { background-color: #005a8c; border-color: #004a73; color: #ffffff; }
+.bk-btn-primary:hover { background-color: #004a73; }
+.bk-btn-default, .bk-btn-default:hover, .bk-btn-default:focus, .bk-btn-default:active {
+  background-color: var(--candela-button-bg, #f3f3f3); color: var(--candela-fg, #212529); }
+"""
 
 
 def _odometer_styles(px: int) -> dict:

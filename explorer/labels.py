@@ -208,7 +208,7 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         return [["tile", None]]
     return [["tile", {
         "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": cols.tiles["text"],
-        "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
+        "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
         "baseline": "bottom", "x_offset": 0.0, "y_offset": -clear, "style": "normal",
     }]]  # fmt: skip
 

@@ -371,6 +371,8 @@ class _Page:
         self.show_me = Button(label="show me", name="lesson-show-me", width=90,
                               css_classes=["candela-show-me"], visible=False)  # fmt: skip
         self.reveal = _div("", "lesson-reveal", "candela-reveal", width=w, visible=False)
+        for widget in (self.prev, self.next, self.check, self.show_me, self.answer):
+            widget.stylesheets = [f.themed]  # light or dark, as the traversal's widgets
         self.answer_row = row(self.answer, self.check)
         self.lesson_panel = column(
             self.header,
@@ -459,10 +461,15 @@ class _Page:
         )
         lesson = column(self.lesson_panel, self.info, width=_WIDTH + 10)
         body = row(lesson, views, styles={"flex-wrap": "wrap", "gap": "8px 24px"})
+        from bokeh.models import InlineStyleSheet
+
+        from .style import THEME_CSS
+
         return column(
             title,
             body,
             css_classes=["candela-explorer", "candela-export", "candela-lesson-page"],
+            stylesheets=[InlineStyleSheet(css=THEME_CSS)],  # light or dark (theme.css)
             styles={"padding": "8px"},
         )
 

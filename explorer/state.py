@@ -295,6 +295,11 @@ class ExplorerState(param.Parameterized):
     concealed = param.Boolean(
         default=False, doc="A lesson question waits for its answer: hide what would give it away."
     )
+    theme = param.Selector(
+        default="",
+        objects=["", "light", "dark"],
+        doc='"light" or "dark"; "" follows the system or the notebook.',
+    )
 
     result = param.Parameter(default=None, doc="The last good Result (read only).")
     columns = param.Parameter(default=None, doc="What to draw for result (read only).")

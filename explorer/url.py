@@ -71,6 +71,15 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             )
         else:
             updates["presenter"] = flag
+    if "theme" in first:
+        if first["theme"] in ("light", "dark", ""):
+            updates["theme"] = first["theme"]
+        else:
+            updates["theme"] = ""
+            messages.append(
+                f"in the URL: theme {first['theme'][:40]!r} is not light or dark; "
+                "following the system's"
+            )
     if "unit" in first:
         if first["unit"] in UNITS:
             updates["unit"] = first["unit"]
@@ -107,6 +116,8 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
         parts.append(f"lesson={quote(st.lesson)}&step={st.step}")
     if st.presenter:
         parts.append("presenter=true")
+    if st.theme:
+        parts.append("theme=" + st.theme)
     return "?" + "&".join(parts)
 
 
@@ -137,7 +148,7 @@ class UrlSync:
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
         self.corrected = False
-        st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
+        st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter", "theme"])
         self.follow(location.search or "")
         self.write()  # the state on show, e.g. without the values the page fell back from
 
@@ -150,7 +161,7 @@ class UrlSync:
         """
         updates, self.messages = read_query(search, self.state.start)
         query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
-        defaults = {"unit": "elements", "presenter": False, "lesson": ""}
+        defaults = {"unit": "elements", "presenter": False, "lesson": "", "theme": ""}
         if "lesson" not in query:
             defaults["ops"] = ""  # a lesson link's step brings its own pipeline
         for key, value in defaults.items():

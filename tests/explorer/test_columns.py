@@ -167,8 +167,8 @@ def test_labels_are_built_only_up_to_the_label_limit():
     text_for = dict(zip(C._PALETTE_RGBA.tolist(), C._PALETTE_TEXT.tolist()))
     assert [text_for[c] for c in small.logical["color"]] == list(small.logical_labels["text_color"])
     sliced = C.columns_for(apply(parse(".slice(s[::2])"), Tensor.arange((4, 4)))[-1])
-    want = [text_for[c] if r else "#7f7f7f" for c, r in zip(sliced.buffer["color"].tolist(), sliced.buffer["reads"].tolist())]  # fmt: skip
-    assert list(sliced.buffer_labels["text_color"]) == want and "#7f7f7f" in want
+    want = [text_for[c] if r else C.UNREAD_TEXT for c, r in zip(sliced.buffer["color"].tolist(), sliced.buffer["reads"].tolist())]  # fmt: skip
+    assert list(sliced.buffer_labels["text_color"]) == want and C.UNREAD_TEXT in want
     big = C.columns_for(Tensor.arange((64, 64)))
     assert not big.labels and len(big.logical["x"]) == 4096
     assert all(len(v) == 0 for v in {**big.logical_labels, **big.buffer_labels}.values())
