@@ -353,16 +353,22 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         summary = bool(cols.summary)
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
+        shape = tuple(result.layout.shape)
+        cells = len(result.tensor.buffer)
+        if summary:  # the numbers below, no cells: the headings say so
+            grid = f"shape {shape}: {result.layout.len:,} elements, too many to draw one by one"
+            lane = f"{cells:,} cells: the numbers of its walk are below"
+        else:
+            grid = f"shape {shape}: each cell shows its value and @ the buffer position it reads"
+            lane = f"{cells} cells, {cols.buffer_cols} per row; ×n: read n times"
         self.logical_heading.object = (
-            '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(result.layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>"
+            f'<div class="candela-heading">logical grid <span class="candela-legend">{grid}'
+            "</span></div>"
         )
         copy = " — a new packed copy; positions index the copy" if result.copied else ""
         self.buffer_heading.object = (
             f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+            f'<span class="candela-legend">{lane}</span></div>'
         )
         self._render_fields()
 

@@ -3,7 +3,9 @@
 Arrows and space act on the explorer's own traversal buttons, in the browser,
 and only on the explorer that has the focus or was clicked last. ``n`` and
 ``p`` and the back/forward buttons come to the server as messages:
-:class:`Keys` hands them to the callbacks it was given.
+:class:`Keys` hands them to the callbacks it was given. So does the room the
+figures have (their column's width and the window's height, at load and on every
+resize), which sizes their cells to fit the screen.
 """
 
 from __future__ import annotations

@@ -417,3 +417,12 @@ def test_a_failing_callback_becomes_one_log_line_and_a_message_on_its_page(caplo
     (record,) = caplog.records
     assert len(record.getMessage()) < 400 and "RecursionError" in record.getMessage()
     assert "RecursionError" in ex.error and ex.layout.shape == (3, 4)
+
+
+def test_a_summary_says_so_in_its_headings():
+    ex = Explorer(shape=(300, 300))
+    assert ex.columns.summary
+    assert "90,000 elements, too many to draw" in ex.logical_heading.object
+    assert "per row" not in ex.buffer_heading.object and "90,000 cells" in ex.buffer_heading.object
+    ex.shape = (3, 4)
+    assert "12 cells, 12 per row" in ex.buffer_heading.object
