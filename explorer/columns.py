@@ -474,13 +474,22 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
     )
 
 
+def _summary_walk(layout) -> Walk:
+    # The walk's positions and deltas only: a summary needs no multi-index (rank times
+    # as many numbers as elements) nor the axis that stepped.
+    position = np.asarray(layout.positions(), dtype=np.int64)
+    delta = np.diff(position, prepend=position[:1]) if len(position) else position
+    empty = np.zeros((0, len(position)), dtype=np.int64)
+    return Walk(empty, position, np.zeros(0, dtype=np.int64), delta)
+
+
 def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
     layout = tensor.layout
-    walk = walk_arrays(layout)
     grid = grid_for(tuple(layout.shape))
     size = len(tensor.buffer)
     n = layout.len
     if n > detail_limit or size > detail_limit:
+        walk = _summary_walk(layout)
         return Columns(
             logical={k: [] for k in LOGICAL_KEYS},
             buffer={k: [] for k in BUFFER_KEYS},
@@ -492,6 +501,7 @@ def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
             labels=False,
             summary=summarize(walk, size),
         )
+    walk = walk_arrays(layout)
     labels = max(n, size) <= label_limit
     cols = buffer_width(size, buffer_row(layout))
     logical = logical_columns(walk, grid)

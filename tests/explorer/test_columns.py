@@ -425,3 +425,13 @@ def test_a_wrapped_buffer_holds_whole_rows_of_the_tensor(shape, order):
 def test_a_5_by_7_buffer_is_5_rows_of_7():
     assert C.columns_for(Tensor.arange((5, 7))).buffer_cols == 7
     assert C.columns_for(Tensor.arange((5, 7)).transpose()).buffer_cols == 7
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(70, 70), (5, 30, 40), (4100,), (2, 3, 30, 30)]), st.data())
+def test_a_summary_is_the_summary_of_the_whole_walk(shape, data):
+    # Worked out from the positions alone, it says what the full walk says.
+    pipeline = data.draw(st.sampled_from(["", ".transpose()", ".flip(0)", ".slice(s[::2])"]))
+    tensor = apply(parse(pipeline), Tensor.arange(shape))[-1]
+    summary = C.columns_for(tensor).summary
+    assert summary == C.summarize(C.walk_arrays(tensor.layout), len(tensor.buffer))
