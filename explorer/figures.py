@@ -58,7 +58,7 @@ TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
 #: Cell sizes, in px at scale 1: as large as the room allows within these (a cell too
 #: small for its text shows it on hover).
-MIN_CELL, MAX_CELL = 3, 46
+MIN_CELL, MAX_CELL = 4, 46
 #: The smallest cell of a grid of tiles (rank > 2): each tile's header needs the row above
 #: it, clear of the cursor's frame.
 TILED_MIN_CELL = 16
@@ -503,10 +503,10 @@ class Figures:
     def set_room(self, width: int, height: int) -> bool:
         """The figures' column is ``width`` px wide in a ``height`` px window: size the
         cells to fit it (drawn again if that changes them). Returns whether it did."""
-        if (width, height) == self.room:
-            return False
         old = self._room()
         self.room = (width, height)
+        # The page can tell its room was heard (and its cells sized to it).
+        self._set_tags(room=[width, height])
         if self._cols is None or self._room() == old:
             return False
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
@@ -516,6 +516,7 @@ class Figures:
             return False
         self.cells = cells
         self._set_tags(rings={fig: frame_rings(cell) for fig, cell in cells.items()})
+        self._first_frame_marks(self._cols, len(self._cols.frames["pos"]))
         self._draw_labels()
         return True
 
@@ -635,8 +636,8 @@ class Figures:
         """The figures' labels as blocks, as drawn at this scale (see :mod:`explorer.labels`)."""
         return L.label_blocks(cols, cells, self.scale, self.offset_at, concealed)
 
-    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
-        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+    def _first_frame_marks(self, cols: C.Columns, n: int) -> None:
+        # The cursor's frames on element 0, drawn with each figure's rings.
         tags = self.frames_source.tags[0]
         cells: dict[str, dict] = {"logical": {}, "buffer": {}}
         if n:
@@ -647,6 +648,11 @@ class Figures:
         # (traverse.mjs), so these rows matter for a page before its script runs.
         for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
             _set_data(source, mark_rows(cells[fig], tags["rings"][fig]))
+
+    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
+        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+        tags = self.frames_source.tags[0]
+        self._first_frame_marks(cols, n)
         _set_data(self.jump_source, {k: [] for k in self.jump_source.data})
         in_bytes = tags.get("unit", "elements") != "elements"
         self.odometer.text = odometer_start(cols, tags.get("scale", 1) if in_bytes else 0)

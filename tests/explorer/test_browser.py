@@ -448,7 +448,9 @@ def test_the_cells_are_painted_one_fill_a_colour_with_the_pixels_bokeh_paints(op
     ):
         got = page.evaluate(PAINT_BOTH_WAYS_JS, [figure, renderer])
         assert got["inked"] > 0 and got["centres"] == 0, (figure, got)
-        assert got["most"] <= 32, (figure, got)
+        # A gap pixel two cells of one colour share is shaded as one path covers it, not as
+        # two fills over each other: a few levels on large cells, up to ~35 on 4 px ones.
+        assert got["most"] <= 48, (figure, got)
         assert got["slow"] >= got["cells"] > 0, (figure, got)  # Bokeh's: a fill a cell
         assert got["fast"] <= 256, (figure, got)  # ours: a fill a colour
 
