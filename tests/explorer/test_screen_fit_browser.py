@@ -55,6 +55,9 @@ def _open(page, url, query):
         " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
     )
     expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
+    page.wait_for_function(  # the server has heard how much room the figures have
+        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+    )
 
 
 def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):

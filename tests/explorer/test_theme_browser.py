@@ -30,6 +30,9 @@ def _open(page, url, query):
         " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
     )
     expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
+    page.wait_for_function(  # the server has heard how much room the figures have
+        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+    )
     page.locator(".candela-forward .bk-btn").click()
     expect(page.locator(".candela-odometer")).to_contain_text("element 2 of")
 
