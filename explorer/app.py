@@ -313,9 +313,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             view.root.css_classes = classes + theme_classes(self.theme)
 
     def _on_room(self, width: int, height: int) -> None:
-        # The browser says how much room the figures have: cells sized to it.
+        # A page says how much room its figures have: its own views' cells sized to it
+        # (an explorer shown on two pages has a view in each, each page its own room).
+        doc = pn.state.curdoc
         with pn.io.hold():
             for view in self._views:
+                shown_in = view.figures.logical_figure.document
+                if doc is not None and shown_in is not None and shown_in is not doc:
+                    continue
                 with pn.io.unlocked():
                     view.figures.set_room(width, height)
 

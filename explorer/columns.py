@@ -392,7 +392,9 @@ def tile_columns(grid: Grid) -> dict:
     idx = np.array(np.unravel_index(np.arange(math.prod(lead)), lead), dtype=np.int64)
     full = np.vstack([idx, np.zeros((2, idx.shape[1]), dtype=np.int64)])
     x, y = cell_xy(grid, full)
-    text = ["[" + ", ".join(map(str, col)) + ", :, :]" for col in idx.T.tolist()]
+    # Rank 5 and up: without spaces, so the header of a small tile still fits over it.
+    sep = ", " if rank <= 4 else ","
+    text = ["[" + sep.join([*map(str, col), ":", ":"]) + "]" for col in idx.T.tolist()]
     return {"x": x - 0.5, "y": y + 0.6, "text": text}
 
 

@@ -586,7 +586,9 @@ class Figures:
                 wide,
                 self.scale,
                 tall * HEIGHT_SHARE["logical"],
-                TILED_MIN_CELL if tiled else MIN_CELL,
+                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+                # too); one too wide for its panel then scrolls inside it.
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
             )
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above for the jump arcs, and below for the offset marker.

@@ -202,7 +202,7 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
     # Each header sits on its tile's top edge, lifted clear of the cursor's frame on the
     # tile's first row (the frame reaches past the cell's edge), within the row above.
     clear = frame_reach(cell) + 1
-    room = cell * cols.grid.shape[-1]
+    room = cell * tile_room(cols.grid)
     font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)), cell * TILE_ROW - clear)
     if font < 7:
         return [["tile", None]]
@@ -211,6 +211,23 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
         "baseline": "bottom", "x_offset": 0.0, "y_offset": -clear, "style": "normal",
     }]]  # fmt: skip
+
+
+def tile_room(grid) -> float:
+    """How many cells wide a tile's header may be: its tile and the gap to the next."""
+    return grid.shape[-1] + 1
+
+
+#: The smallest font (px) a tile header is drawn at; its cells are made large enough.
+TILE_FONT = 9
+
+
+def tile_cell(cols: C.Columns, scale: float) -> float:
+    """The cell size (px) at which every tile's header fits over its tile at TILE_FONT."""
+    texts = cols.tiles["text"]
+    if not len(texts):
+        return 0.0
+    return 0.62 * TILE_FONT * scale * max(len(t) for t in texts) / tile_room(cols.grid)
 
 
 #: The height, in cells, of the row above a tile that holds its header (the cell's top
