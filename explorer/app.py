@@ -36,7 +36,15 @@ from explorer.keys import Keys
 from explorer.notebook import repr_mimebundle
 from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.style import (
+    CSS,
+    PRESENTER_CLASS,
+    THEME_CLASSES,
+    THEME_CSS,
+    legend_html,
+    theme_classes,
+    title_html,
+)
 from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
@@ -49,6 +57,8 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+#: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
+FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 
 
 class _Root(pn.Row):
@@ -112,7 +122,8 @@ class _View:
             ex.controls,
             views,
             ex.lesson_area,
-            css_classes=["candela-explorer"],
+            css_classes=["candela-explorer", *theme_classes(ex.theme)],
+            stylesheets=[THEME_CSS],  # the colours, light or dark, every pane inherits
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
@@ -170,12 +181,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
+        self.keys.on_room = self._on_room
         #: The lesson panel and the keyboard help: the page's right-hand column.
         self.lesson_area = self.classroom.panel
         self.lesson_area.param.update(
             objects=[*self.lesson_area.objects, self.keys],
             width=LESSON_WIDTH,
-            sizing_mode=None,  # its own width, as wide in every layout
+            sizing_mode=None,  # its own width, as wide in every layout (or the screen)
+            styles={**self.lesson_area.styles, **FIT_SCREEN},
             css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
         )
         self._views: list[_View] = []
@@ -186,6 +199,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
+        self.param.watch(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -300,9 +314,17 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.lane_heading = QuickHTML("", stylesheets=[CSS])
         self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
+        # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
+        narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}
         self.controls = pn.Column(
-            pn.Row(ed.shape_input, ed.unit_select, self.download_button),
-            pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            pn.Row(ed.shape_input, ed.unit_select, self.download_button, styles=narrow),
+            pn.Row(
+                ed.ops_input,
+                ed.undo_button,
+                ed.reset_button,
+                sizing_mode="stretch_width",
+                styles=narrow,
+            ),  # fmt: skip
             self.compare_input,
             self.error_pane,
             *ed.builder,
@@ -310,6 +332,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             *ed.step_view,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
+            styles=FIT_SCREEN,
         )
 
     def _new_view(self) -> _View:
@@ -430,6 +453,24 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             + "</div>"
         )
 
+    def _on_theme(self, event) -> None:
+        # Light, dark, or (none) following the system or the notebook: theme.css.
+        for view in self._views:
+            classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
+            view.root.css_classes = classes + theme_classes(self.theme)
+
+    def _on_room(self, width: int, height: int) -> None:
+        # A page says how much room its figures have: its own views' cells sized to it
+        # (an explorer shown on two pages has a view in each, each page its own room).
+        doc = pn.state.curdoc
+        with pn.io.hold():
+            for view in self._views:
+                shown_in = view.figures.logical_figure.document
+                if doc is not None and shown_in is not None and shown_in is not doc:
+                    continue
+                with pn.io.unlocked():
+                    view.figures.set_room(width, height)
+
     def _on_unit(self, event) -> None:
         with pn.io.hold():
             self._render_compare_text()
@@ -465,16 +506,22 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         summary = bool(cols.summary)
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
+        shape = tuple(result.layout.shape)
+        cells = len(result.tensor.buffer)
+        if summary:  # the numbers below, no cells: the headings say so
+            grid = f"shape {shape}: {result.layout.len:,} elements, too many to draw one by one"
+            lane = f"{cells:,} cells: the numbers of its walk are below"
+        else:
+            grid = f"shape {shape}: each cell shows its value and @ the buffer position it reads"
+            lane = f"{cells} cells, {cols.buffer_cols} per row; ×n: read n times"
         self.logical_heading.object = (
-            '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(result.layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>"
+            f'<div class="candela-heading">logical grid <span class="candela-legend">{grid}'
+            "</span></div>"
         )
         copy = " — a new packed copy; positions index the copy" if result.copied else ""
         self.buffer_heading.object = (
             f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+            f'<span class="candela-legend">{lane}</span></div>'
         )
         self._render_fields()
 
@@ -575,12 +622,14 @@ def app() -> pn.viewable.Viewable:
     URL once it has one (:func:`open_page`).
     """
     from explorer.export import page_icons
+    from explorer.style import panel_page_template
 
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
         doc.template_variables.update(page_icons())
+        doc.template = panel_page_template()
         if _served():
             open_page(doc)
     return ex.__panel__()
@@ -595,6 +644,11 @@ def open_page(doc) -> None:
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)
+        if ex.url.corrected:
+            # The browser sends its own URL once the page has loaded, over the one
+            # corrected here: send the correction again after that.
+            location = pn.state.location
+            pn.state.onload(lambda: location.param.trigger("search"))
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
