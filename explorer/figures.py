@@ -52,6 +52,9 @@ from bokeh.plotting import figure
 from . import columns as C
 from . import labels as L
 from .fields import DTYPE_BYTES
+
+# FRAME_RINGS and SMALL_CELL are read from here too (the frames' sizes live in marks).
+from .marks import FRAME_RINGS, MARKS, SMALL_CELL, frame_rings  # noqa: F401
 from .painting import CELLS_TAG, STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
@@ -78,15 +81,14 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 
 
 #: Hover on a logical cell: the position element ``k`` reads (``@index{pos}``) or the value
-#: there (``@index{value}``), looked up in the frames and buffer sources.
+#: there (``@index{value}``), looked up in the frames and buffer sources; on a buffer cell
+#: (``@pos{custom}``), its own position. Positions in bytes once a byte unit is chosen.
 READ_JS = """
+const scale = Number(frames.tags[0]?.scale) || 1
+if (format === "custom") return value * scale  // a buffer cell's own position
 const pos = frames.data.pos[special_vars.index]
 if (pos == null) return ""
-return format === "pos" ? pos * (Number(frames.tags[0]?.scale) || 1) : buffer.data.value[pos]
-"""
-#: Hover on a buffer cell: its position, in bytes once a byte unit is chosen.
-POSITION_JS = """
-return value * (Number(frames.tags[0]?.scale) || 1)
+return format === "pos" ? pos * scale : buffer.data.value[pos]
 """
 
 
@@ -120,35 +122,6 @@ def _figure(name: str, scale: LinearScale) -> figure:
     # axis's ranges): one serves both axes of both figures.
     fig.x_scale = fig.y_scale = scale
     return fig
-
-
-#: The rings of a frame, outermost first: (colour, or None for the mark's own; extra px).
-#: Black and white together stand out on every cell colour (at least 4.5:1 for one of
-#: them); the mark's colour inside says which mark it is.
-FRAME_RINGS = (("#000000", 4), ("#FFFFFF", 2), (None, 0))
-#: Each mark's colour and the width of its own (innermost) ring in px, drawn in this
-#: order (the cursor on top).
-MARKS = {"hover": (C.HOVER, 2), "cursor": (C.CURSOR, 3)}
-#: Below this cell size (px) a frame is drawn thicker and around the cell, not on it:
-#: a 3 px ring on a 16 px cell was a few pixels a projector loses.
-SMALL_CELL = 30
-
-
-def frame_rings(cell: float) -> dict:
-    """How each mark's frame is drawn on cells of ``cell`` px: its size (in cells, the
-    ring's centre line) and its rings as ``[colour, px]``, outermost first.
-
-    On big cells the frame sits on the cell's edge. On small ones it is thicker and
-    drawn around the cell, so the cell's own colour still shows inside it.
-    """
-    small = 0 < cell < SMALL_CELL
-    out = {}
-    for mark, (color, width) in MARKS.items():
-        width += 2 if small else 0
-        rings = [[ring or color, width + extra] for ring, extra in FRAME_RINGS]
-        size = 1 + width / cell if small else 0.97
-        out[mark] = {"size": round(size, 4), "rings": rings}
-    return out
 
 
 def mark_rows(cells: dict, rings: dict) -> dict:
@@ -405,8 +378,9 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
-        #: One stylesheet model for every widget of the traversal (see TRAVERSAL_CSS).
-        self.themed = InlineStyleSheet(css=TRAVERSAL_CSS)
+        #: The stylesheet of every widget of the traversal (see TRAVERSAL_CSS): CSS text,
+        #: which Bokeh takes as an inline sheet, so the page gets no model for it.
+        self.themed = TRAVERSAL_CSS
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider, self.odometer):
             widget.stylesheets = [self.themed]
         tips = self.tooltips(concealed=False)
@@ -425,9 +399,7 @@ class Figures:
             "buffer": HoverTool(
                 renderers=[self.buffer_cells],
                 tooltips=tips["buffer"],
-                formatters={
-                    "@pos": CustomJSHover(args={"frames": self.frames_source}, code=POSITION_JS)
-                },
+                formatters={"@pos": reads},  # one model formats both figures' hover
             ),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened

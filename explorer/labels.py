@@ -19,6 +19,7 @@ import numpy as np
 
 from . import columns as C
 from .kept import Kept, freeze
+from .marks import frame_rings
 
 #: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
 #: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
@@ -237,8 +238,6 @@ TILE_ROW = 1.0
 
 def frame_reach(cell: float) -> float:
     """How far (px) the cursor's frame reaches past the edge of a ``cell`` px cell."""
-    from .figures import frame_rings  # the figures draw their labels: imported late
-
     spec = frame_rings(cell)["cursor"]
     outer = spec["rings"][0][1]
     return max(0.0, (spec["size"] - 1) / 2 * cell + outer / 2)

@@ -875,8 +875,7 @@ def test_the_lessons_folder_can_be_pointed_elsewhere(tmp_path: Path, monkeypatch
 def test_the_lessons_folder_is_the_repositorys_assets_by_default(monkeypatch) -> None:
     monkeypatch.delenv("CANDELA_LESSONS", raising=False)
     assert (
-        lessons.lessons_dir()
-        == Path(lessons.__file__).resolve().parents[2] / "assets" / "lessons"
+        lessons.lessons_dir() == Path(lessons.__file__).resolve().parents[2] / "assets" / "lessons"
     )
 
 

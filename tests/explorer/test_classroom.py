@@ -251,7 +251,9 @@ def test_every_control_is_a_focusable_widget():
             text = str(obj.object)
             # The code panel's copy buttons are native buttons: focusable, Enter and
             # space press them. Nothing else in a pane may take a click.
-            text = re.sub(r'<button type="button" class="candela-copy [^"]*" onclick="[^"]*">', "", text)
+            text = re.sub(
+                r'<button type="button" class="candela-copy [^"]*" onclick="[^"]*">', "", text
+            )
             assert not re.search(r"onclick|<button|<a\b|tabindex=\"-1\"", text, re.IGNORECASE), obj
     doc = Document()
     page.get_root(doc)
