@@ -138,7 +138,6 @@ SETTLED = """([since, quiet, names]) => {
 }"""
 
 
-
 def _pool_of(context):
     """The pool of pages built ahead for Bokeh's application ``context`` (None: none)."""
     if context is None:
@@ -148,6 +147,7 @@ def _pool_of(context):
     except ImportError:  # a checkout from before the pool kept its own registry
         return getattr(context, "_candela_pool", None)
     return _POOLS.get(context)
+
 
 def p95(values: list[float]) -> float:
     ordered = sorted(values)

@@ -43,7 +43,6 @@ PARTS = {
 }
 
 
-
 def _pool_of(context):
     """The pool of pages built ahead for Bokeh's application ``context`` (None: none)."""
     if context is None:
@@ -53,6 +52,7 @@ def _pool_of(context):
     except ImportError:  # a checkout from before the pool kept its own registry
         return getattr(context, "_candela_pool", None)
     return _POOLS.get(context)
+
 
 def get(port: int, path: str = "/") -> bytes:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -160,10 +160,7 @@ def main() -> None:
             if args.pull:
                 pull(port, page)
             if args.ready:  # wait until the pool has a page for every request timed
-                pools = [
-                    _pool_of(c)
-                    for c in server._tornado._applications.values()
-                ]
+                pools = [_pool_of(c) for c in server._tornado._applications.values()]
                 while any(p is not None and len(p.ready) < min(p.size, args.n) for p in pools):
                     time.sleep(0.1)
                 for p in pools:  # and builds no more: only what a request costs is timed

@@ -39,7 +39,15 @@ from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
 from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.style import (
+    CSS,
+    PRESENTER_CLASS,
+    THEME_CLASSES,
+    THEME_CSS,
+    legend_html,
+    theme_classes,
+    title_html,
+)
 from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
@@ -52,6 +60,11 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+#: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
+FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
+#: In presenter mode the lesson panel grows with the screen: 28% of a wide projector's.
+_GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
+PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
 class _Root(pn.Row):
@@ -115,7 +128,8 @@ class _View:
             ex.controls,
             views,
             ex.lesson_area,
-            css_classes=["candela-explorer"],
+            css_classes=["candela-explorer", *theme_classes(ex.theme)],
+            stylesheets=[THEME_CSS],  # the colours, light or dark, every pane inherits
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
@@ -178,12 +192,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
+        self.keys.on_room = self._on_room
         #: The lesson panel and the keyboard help: the page's right-hand column.
         self.lesson_area = self.classroom.panel
         self.lesson_area.param.update(
             objects=[*self.lesson_area.objects, self.keys],
             width=LESSON_WIDTH,
-            sizing_mode=None,  # its own width, as wide in every layout
+            sizing_mode=None,  # its own width, as wide in every layout (or the screen)
+            styles={**self.lesson_area.styles, **FIT_SCREEN},
             css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
         )
         self._views: list[_View] = []
@@ -194,7 +210,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
-        self.keys.param.watch(self._on_screen, ["screen_width"])
+        self.param.watch(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -309,9 +325,17 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.lane_heading = QuickHTML("", stylesheets=[CSS])
         self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
+        # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
+        narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}
         self.controls = pn.Column(
-            pn.Row(ed.shape_input, ed.unit_select, self.download_button),
-            pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            pn.Row(ed.shape_input, ed.unit_select, self.download_button, styles=narrow),
+            pn.Row(
+                ed.ops_input,
+                ed.undo_button,
+                ed.reset_button,
+                sizing_mode="stretch_width",
+                styles=narrow,
+            ),  # fmt: skip
             self.compare_input,
             self.error_pane,
             *ed.builder,
@@ -319,6 +343,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             *ed.step_view,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
+            styles=FIT_SCREEN,
         )
 
     def _new_view(self) -> _View:
@@ -439,6 +464,24 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             + "</div>"
         )
 
+    def _on_theme(self, event) -> None:
+        # Light, dark, or (none) following the system or the notebook: theme.css.
+        for view in self._views:
+            classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
+            view.root.css_classes = classes + theme_classes(self.theme)
+
+    def _on_room(self, width: int, height: int) -> None:
+        # A page says how much room its figures have: its own views' cells sized to it
+        # (an explorer shown on two pages has a view in each, each page its own room).
+        doc = pn.state.curdoc
+        with pn.io.hold():
+            for view in self._views:
+                shown_in = view.figures.logical_figure.document
+                if doc is not None and shown_in is not None and shown_in is not doc:
+                    continue
+                with pn.io.unlocked():
+                    view.figures.set_room(width, height)
+
     def _on_unit(self, event) -> None:
         with pn.io.hold():
             self._render_compare_text()
@@ -510,6 +553,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             cols.buffer_cols,
             result.copied and tensor is result.tensor,
             waiting,
+            tensor.layout.len if summary else None,
         )
         self._render_fields()
 
@@ -544,7 +588,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not (on or hidden)
             lesson_width = self._lesson_width(on)
             if self.lesson_area.width != lesson_width:
-                self.lesson_area.width = lesson_width
+                styles = self.lesson_area.styles.items()
+                styles = {k: v for k, v in styles if k not in PRESENTER_LESSON_STYLES}
+                self.lesson_area.param.update(
+                    width=lesson_width,
+                    styles={**styles, **(PRESENTER_LESSON_STYLES if on else {})},
+                )
             for obj in self._styled_objects():
                 classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
                 if on or len(classes) != len(obj.css_classes):
@@ -556,44 +605,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
                 view.figures.concealed = hidden
-                view.figures.screen_px = self._figures_room(on)
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                 self._draw(view)
 
-    def _on_screen(self, *events) -> None:
-        """The page's width changed: only enlarged figures and panels depend on it."""
-        if self.presenter:
-            self._apply_view_state()
-        else:
-            for view in self._views:
-                view.figures.screen_px = self._figures_room(False)
-
     def _lesson_width(self, presenter: bool) -> int:
-        """The lesson panel's width: wider in presenter mode, and more on a wide screen."""
-        if not presenter:
-            return LESSON_WIDTH
-        screen = self.keys.screen_width
-        return int(max(PRESENTER_LESSON_WIDTH, min(640, 0.28 * screen)))
-
-    def _figures_room(self, presenter: bool) -> float | None:
-        """The width the figures' column has on the page's screen (None: not known yet).
-
-        The lesson (or the tools) take their column; the other one sits beside the
-        figures only if the figures keep 480 px, else it wraps below them.
-        """
-        screen = self.keys.screen_width
-        if not screen:
-            return None
-        first, last = (
-            (self._lesson_width(True), CONTROLS_WIDTH)
-            if presenter
-            else (CONTROLS_WIDTH, LESSON_WIDTH)
-        )
-        room = screen - first - 16 - 40  # the gap and the page's margins
-        if room - last - 16 >= 480:
-            room -= last + 16
-        return max(room, 300)
+        """The lesson panel's least width: wider in presenter mode (where its styles
+        widen it further on a wide screen, :data:`PRESENTER_LESSON_STYLES`)."""
+        return PRESENTER_LESSON_WIDTH if presenter else LESSON_WIDTH
 
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
@@ -652,12 +671,14 @@ def app() -> pn.viewable.Viewable:
     URL once it has one (:func:`open_page`).
     """
     from explorer.export import page_icons
+    from explorer.style import panel_page_template
 
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
         doc.template_variables.update(page_icons())
+        doc.template = panel_page_template()
         if _served():
             open_page(doc)
     return ex.__panel__()
@@ -672,6 +693,11 @@ def open_page(doc) -> None:
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)
+        if ex.url.corrected:
+            # The browser sends its own URL once the page has loaded, over the one
+            # corrected here: send the correction again after that.
+            location = pn.state.location
+            pn.state.onload(lambda: location.param.trigger("search"))
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`

@@ -241,7 +241,7 @@ class Classroom:
         )  # fmt: skip
         self.help_pane = pn.pane.Markdown(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "#444"}, stylesheets=[CSS],
+            styles={"font-size": "12px", "color": "var(--candela-muted, #444)"}, stylesheets=[CSS],
         )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")
@@ -309,11 +309,12 @@ class Classroom:
                 messages.append(f"{exc}. Pick one from the list.")
         step = st.step
         if lesson is not None and not 1 <= step <= len(lesson.steps):
+            # The nearest step there is: a link past the end opens the last one.
+            step = min(max(step, 1), len(lesson.steps))
             messages.append(
-                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {step}; "
-                "showing step 1"
+                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {st.step}; "
+                f"showing step {step}"
             )
-            step = 1
         wanted = {"lesson": lesson.id if lesson else "", "step": step if lesson else 1}
         if (st.lesson, st.step) != (wanted["lesson"], wanted["step"]):
             self._carried = messages[len(student_notice(self.problems)) :]

@@ -103,10 +103,13 @@ def static_view(st):
             pn.pane.HTML(legend_html(), stylesheets=[CSS]),
             pn.pane.Bokeh(figures.traversal),
         )
+    from .style import THEME_CSS, theme_classes
+
     return pn.Column(
         title,
         pn.FlexBox(info, views, flex_wrap="wrap", gap="8px 16px"),
-        css_classes=["candela-explorer", "candela-export"],
+        css_classes=["candela-explorer", "candela-export", *theme_classes(st.theme)],
+        stylesheets=[THEME_CSS],  # light or dark, as the live page (theme.css)
     )
 
 
@@ -132,7 +135,16 @@ def export_html(st, title: str = "Candela Explorer") -> str:
         patch_inline_stylesheets(element)
     out = io.StringIO()
     resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
-    save(doc, out, title=title, resources=resources, template_variables=page_icons())
+    from .style import panel_page_template
+
+    save(
+        doc,
+        out,
+        title=title,
+        resources=resources,
+        template=panel_page_template(),
+        template_variables=page_icons(),
+    )
     return out.getvalue()
 
 

@@ -52,12 +52,26 @@ from bokeh.plotting import figure
 from . import columns as C
 from . import labels as L
 from .fields import DTYPE_BYTES
+
+# FRAME_RINGS and SMALL_CELL are read from here too (the frames' sizes live in marks).
+from .marks import FRAME_RINGS, MARKS, SMALL_CELL, frame_rings  # noqa: F401
 from .painting import CELLS_TAG, STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
-#: Cell sizes, in px at scale 1: as large as the space allows within these.
-MIN_CELL, MAX_CELL = 16, 46
+#: Cell sizes, in px at scale 1: as large as the room allows within these (a cell too
+#: small for its text shows it on hover).
+MIN_CELL, MAX_CELL = 4, 46
+#: The smallest cell of a grid of tiles (rank > 2): each tile's header needs the row above
+#: it, clear of the cursor's frame.
+TILED_MIN_CELL = 16
+#: The window height (px) the figures are sized for until the browser says (a laptop's).
+WINDOW_HEIGHT = 800
+#: What a window's height holds besides the two figures: the title, the headings, the
+#: legend and the traversal controls (px at scale 1), and the share of the rest each
+#: figure may take at most.
+AROUND_FIGURES = 330
+HEIGHT_SHARE = {"logical": 0.58, "buffer": 0.42}
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
@@ -67,11 +81,14 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 
 
 #: Hover on a logical cell: the position element ``k`` reads (``@index{pos}``) or the value
-#: there (``@index{value}``), looked up in the frames and buffer sources.
+#: there (``@index{value}``), looked up in the frames and buffer sources; on a buffer cell
+#: (``@pos{custom}``), its own position. Positions in bytes once a byte unit is chosen.
 READ_JS = """
+const scale = Number(frames.tags[0]?.scale) || 1
+if (format === "custom") return value * scale  // a buffer cell's own position
 const pos = frames.data.pos[special_vars.index]
 if (pos == null) return ""
-return format === "pos" ? pos : buffer.data.value[pos]
+return format === "pos" ? pos * scale : buffer.data.value[pos]
 """
 
 
@@ -87,6 +104,9 @@ def _figure(name: str, scale: LinearScale) -> figure:
         tools="",
         min_border=4,
         outline_line_color=None,
+        # See-through: the page's own background, light or dark, shows (theme.css).
+        background_fill_color=None,
+        border_fill_color=None,
         x_axis_type=None,  # no axes, grids, tickers or formatters: models nobody sees
         y_axis_type=None,
         # Canvas, not WebGL: without a GPU (software WebGL) every repaint copied the WebGL
@@ -102,35 +122,6 @@ def _figure(name: str, scale: LinearScale) -> figure:
     # axis's ranges): one serves both axes of both figures.
     fig.x_scale = fig.y_scale = scale
     return fig
-
-
-#: The rings of a frame, outermost first: (colour, or None for the mark's own; extra px).
-#: Black and white together stand out on every cell colour (at least 4.5:1 for one of
-#: them); the mark's colour inside says which mark it is.
-FRAME_RINGS = (("#000000", 4), ("#FFFFFF", 2), (None, 0))
-#: Each mark's colour and the width of its own (innermost) ring in px, drawn in this
-#: order (the cursor on top).
-MARKS = {"hover": (C.HOVER, 2), "cursor": (C.CURSOR, 3)}
-#: Below this cell size (px) a frame is drawn thicker and around the cell, not on it:
-#: a 3 px ring on a 16 px cell was a few pixels a projector loses.
-SMALL_CELL = 30
-
-
-def frame_rings(cell: float) -> dict:
-    """How each mark's frame is drawn on cells of ``cell`` px: its size (in cells, the
-    ring's centre line) and its rings as ``[colour, px]``, outermost first.
-
-    On big cells the frame sits on the cell's edge. On small ones it is thicker and
-    drawn around the cell, so the cell's own colour still shows inside it.
-    """
-    small = 0 < cell < SMALL_CELL
-    out = {}
-    for mark, (color, width) in MARKS.items():
-        width += 2 if small else 0
-        rings = [[ring or color, width + extra] for ring, extra in FRAME_RINGS]
-        size = 1 + width / cell if small else 0.97
-        out[mark] = {"size": round(size, 4), "rings": rings}
-    return out
 
 
 def mark_rows(cells: dict, rings: dict) -> dict:
@@ -200,20 +191,25 @@ def fit(
     top: float,
     max_px: int,
     scale: float,
-    screen_px: float | None = None,
+    max_height: float | None = None,
+    min_cell: float = MIN_CELL,
+    column_px: float | None = None,
 ) -> float:
-    """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
+    """Square cells, as large as ``max_px`` wide and ``max_height`` tall allow, within
+    MIN_CELL..MAX_CELL (times ``scale``).
 
-    Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
-    wider, and scrolls inside its panel. ``screen_px`` is the width the figures' column
-    has on the screen, when known: enlarged cells shrink to it (a projector's 1024 px),
-    never below their size at scale 1.
+    Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
+    larger, and scrolls inside its panel. ``column_px`` is the width of the figures'
+    column on the screen: enlarged cells (``scale`` > 1, presenter mode on a projector)
+    shrink to it, never below their size at scale 1.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
-    unscaled = max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
+    tall = 520 if max_height is None else max_height
+    room_y = (tall / scale - 8) / (max(rows, 1) + 0.2 + top)
+    unscaled = max(min_cell, min(MAX_CELL, room, room_y))
     cell = scale * unscaled
-    if screen_px:
-        cell = max(unscaled, min(cell, (screen_px - 8) / (max(cols, 1) + 0.2)))
+    if column_px and scale > 1:
+        cell = max(unscaled, min(cell, (column_px - 8) / (max(cols, 1) + 0.2)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = int(cell * (cols + 0.2)) + 8
@@ -235,11 +231,12 @@ class Figures:
         self.scale = 1.0
         #: Hide what would answer a lesson's question: position and read-count labels.
         self.concealed = False
-        #: The width in px the figures' column has on the screen, when the page told it
-        #: (presenter mode fits enlarged figures to it); None: unknown.
-        self.screen_px: float | None = None
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
+        #: The columns last drawn (None before the first drawing): sized again to new room.
+        self._cols: C.Columns | None = None
+        #: The room the figures have (px): their column's width and the window's height.
+        self.room = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT)
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -387,6 +384,11 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
+        #: The stylesheet of every widget of the traversal (see TRAVERSAL_CSS): CSS text,
+        #: which Bokeh takes as an inline sheet, so the page gets no model for it.
+        self.themed = TRAVERSAL_CSS
+        for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider, self.odometer):
+            widget.stylesheets = [self.themed]
         tips = self.tooltips(concealed=False)
         # What a logical cell reads is the walk's, not the cell's: its source holds only
         # what the shape decides (explorer.columns.LOGICAL_KEYS), so hover looks it up.
@@ -400,7 +402,11 @@ class Figures:
                 tooltips=tips["logical"],
                 formatters={"@index": reads},
             ),
-            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tips["buffer"]),
+            "buffer": HoverTool(
+                renderers=[self.buffer_cells],
+                tooltips=tips["buffer"],
+                formatters={"@pos": reads},  # one model formats both figures' hover
+            ),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
         # by the model that called it, so its code is sent (and saved in a page) once.
@@ -461,15 +467,48 @@ class Figures:
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
             widget.update(
-                tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
+                tags=[base],
+                width=round(base * factor),
+                stylesheets=[self.themed, *(sheet if factor != 1 else [])],
             )
         self.odometer.update(
             styles=_odometer_styles(px, grow=factor != 1), height=round(44 * factor)
         )
 
+    def _room(self) -> tuple[float, float, float]:
+        # The widest a figure may be at scale 1, the height both may share at this scale,
+        # and the column's whole width (enlarged figures may grow to it, not past it).
+        width, height = self.room
+        wide = max(160.0, min(float(LOGICAL_MAX_PX), width - 8))
+        tall = max(160.0 * self.scale, height - AROUND_FIGURES * self.scale)
+        return wide, tall, max(160.0, width - 8.0)
+
+    def set_room(self, width: int, height: int) -> bool:
+        """The figures' column is ``width`` px wide in a ``height`` px window: size the
+        cells to fit it (drawn again if that changes them). Returns whether it did."""
+        old = self._room()
+        self.room = (width, height)
+        # The page can tell its room was heard (and its cells sized to it).
+        self._set_tags(room=[width, height])
+        if self._cols is None or self._room() == old:
+            return False
+        # Only the sizes: the walk goes on where it is (the browser redraws its frame
+        # with the new rings, traverse.mjs "redraw").
+        cells = self._fit(self._cols)
+        if cells == self.cells:
+            return False
+        self.cells = cells
+        self._set_tags(rings={fig: frame_rings(cell) for fig, cell in cells.items()})
+        self._first_frame_marks(self._cols, len(self._cols.frames["pos"]))
+        self._draw_labels()
+        return True
+
     def set_unit(self, unit: str) -> None:
-        """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
+        """Show positions and jumps in ``unit`` (the browser redraws the odometer and hover
+        text when it changes; the cells' position labels are drawn again here)."""
         self._set_tags(unit=unit, scale=DTYPE_BYTES.get(unit, 1))
+        self._set_tooltips()
+        self._draw_labels()
 
     def _set_tags(self, **changes) -> None:
         # What the browser's drawing needs besides the columns, on the frames source's
@@ -487,20 +526,7 @@ class Figures:
         self.offset_at = None
         if not cols.summary and len(cols.buffer["pos"]) and layout.len and not self.concealed:
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
-        cells = {"logical": 0.0, "buffer": 0.0}
-        if not cols.summary:
-            grid = cols.grid
-            top = 0.9 if len(grid.shape) > 2 else 0.0
-            cells["logical"] = fit(
-                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale,
-                self.screen_px,
-            )  # fmt: skip
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above for the jump arcs, and below for the offset marker.
-            cells["buffer"] = fit(
-                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale,
-                self.screen_px,
-            )  # fmt: skip
+        cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
         alt = {
@@ -527,23 +553,74 @@ class Figures:
                 button.disabled = n <= 1
         self._draw_first_frame(cols, n)
         self.cells = cells
-        labels = L.rows_for(cols, cells, self.scale, self.offset_at, self.concealed)
+        self._cols = cols
+        self._draw_labels()
+
+    def _fit(self, cols: C.Columns) -> dict[str, float]:
+        # Each figure sized to the room, its cells as large as it allows: their size in px.
+        cells = {"logical": 0.0, "buffer": 0.0}
+        if not cols.summary:
+            grid = cols.grid
+            tiled = len(grid.shape) > 2
+            top = 0.9 if tiled else 0.0
+            wide, tall, column = self._room()
+            if cols.labels:  # cells that show their values keep the size to show them
+                tall = max(tall, 2 * 520 * self.scale)
+            cells["logical"] = fit(
+                self.logical_figure,
+                grid.width,
+                grid.height,
+                top,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["logical"],
+                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+                # too); one too wide for its panel then scrolls inside it.
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
+                column,
+            )
+            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+            # Room above for the jump arcs, and below for the offset marker.
+            cells["buffer"] = fit(
+                self.buffer_figure,
+                cols.buffer_cols,
+                rows + 0.5,
+                1.3,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["buffer"],
+                column_px=column,
+            )
+        return cells
+
+    def _draw_labels(self) -> None:
+        cols = self._cols
+        if cols is None:
+            return
+        tags = self.frames_source.tags[0]
+        labels = L.rows_for(
+            cols, self.cells, self.scale, self.offset_at, self.concealed, tags.get("scale", 1)
+        )
         _set_data(self.labels_logical, labels["logical"])
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool) -> dict:
+    def tooltips(concealed: bool, in_bytes: bool = False) -> dict:
         """Each figure's hover text; while a question waits, no buffer position or reads,
-        and a logical cell only its index (its value is the position it reads)."""
+        and a logical cell only its index (its value is the position it reads). With
+        ``in_bytes``, positions are in bytes."""
         logical = [("index", "@index")]
         buffer = [("value", "@value")]
+        name = "position (bytes)" if in_bytes else "position"
         if not concealed:
-            logical += [("value", "@index{value}"), ("position", "@index{pos}")]
-            buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
+            logical += [("value", "@index{value}"), (name, "@index{pos}")]
+            buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
-        for name, tips in self.tooltips(self.concealed).items():
+        tags = self.frames_source.tags[0] if self.frames_source.tags else {}
+        in_bytes = tags.get("unit", "elements") != "elements"
+        for name, tips in self.tooltips(self.concealed, in_bytes).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
@@ -552,8 +629,8 @@ class Figures:
         """The figures' labels as blocks, as drawn at this scale (see :mod:`explorer.labels`)."""
         return L.label_blocks(cols, cells, self.scale, self.offset_at, concealed)
 
-    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
-        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+    def _first_frame_marks(self, cols: C.Columns, n: int) -> None:
+        # The cursor's frames on element 0, drawn with each figure's rings.
         tags = self.frames_source.tags[0]
         cells: dict[str, dict] = {"logical": {}, "buffer": {}}
         if n:
@@ -564,8 +641,14 @@ class Figures:
         # (traverse.mjs), so these rows matter for a page before its script runs.
         for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
             _set_data(source, mark_rows(cells[fig], tags["rings"][fig]))
+
+    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
+        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+        tags = self.frames_source.tags[0]
+        self._first_frame_marks(cols, n)
         _set_data(self.jump_source, {k: [] for k in self.jump_source.data})
-        self.odometer.text = odometer_start(cols)
+        in_bytes = tags.get("unit", "elements") != "elements"
+        self.odometer.text = odometer_start(cols, tags.get("scale", 1) if in_bytes else 0)
         where = _plain_text(self.odometer.text)
         for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):
             alt = tags["alt"]
@@ -578,6 +661,19 @@ class Figures:
             self._described[fig] = what
             label = what if self.concealed else f"{what}: {where}"
             figure_.html_attributes = {"role": "img", "aria-label": label}
+
+
+#: The traversal's Bokeh widgets in the page's colours, light or dark (theme.css), and
+#: the play button a blue that white text is 7:1 on (Bokeh's own is 3.6:1).
+TRAVERSAL_CSS = """
+:host { color: var(--candela-fg, #212529); }
+.bk-slider-title, .bk-slider-value, .bk-input-group label {
+  color: var(--candela-fg, #212529); }
+.bk-btn-primary { background-color: #005a8c; border-color: #004a73; color: #ffffff; }
+.bk-btn-primary:hover { background-color: #004a73; }
+.bk-btn-default, .bk-btn-default:hover, .bk-btn-default:focus, .bk-btn-default:active {
+  background-color: var(--candela-button-bg, #f3f3f3); color: var(--candela-fg, #212529); }
+"""
 
 
 def _odometer_styles(px: int, grow: bool = False) -> dict:
@@ -595,8 +691,29 @@ def _plain_text(markup: str) -> str:
 WALK_WITHHELD = "the walk plays once the question is answered"
 
 
-def odometer_start(cols: C.Columns) -> str:
-    """The odometer before the walk moves (``traverse.mjs`` writes it from then on)."""
+def position_text(pos: int, prev: int | None = None, unit_bytes: int = 0) -> str:
+    """A step's buffer position(s) as the odometer writes them: in bytes when
+    ``unit_bytes`` (the bytes of an element of a byte unit) is given, the buffer cell
+    beside (``traverse.mjs``, ``positionText``, writes the same).
+
+    >>> position_text(9, unit_bytes=4)
+    'position <b>36</b> bytes (cell 9)'
+    >>> position_text(1, 8)
+    'position 8 → <b>1</b>'
+    """
+
+    def moved(f) -> str:
+        return f"<b>{f(pos)}</b>" if prev is None else f"{f(prev)} → <b>{f(pos)}</b>"
+
+    if not unit_bytes:
+        return f"position {moved(lambda p: p)}"
+    cells = str(pos) if prev is None else f"{prev} → {pos}"
+    return f"position {moved(lambda p: p * unit_bytes)} bytes (cell {cells})"
+
+
+def odometer_start(cols: C.Columns, unit_bytes: int = 0) -> str:
+    """The odometer before the walk moves (``traverse.mjs`` writes it from then on);
+    positions in bytes when ``unit_bytes`` is given."""
     n = len(cols.frames["pos"])
     total = len(cols.logical["x"])
     if not n:
@@ -606,5 +723,5 @@ def odometer_start(cols: C.Columns) -> str:
     return (
         f'<span class="candela-odometer" role="status">element 1 of {total} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
-        f"start at the offset: position <b>{p}</b></span>"
+        f"start at the offset: {position_text(p, unit_bytes=unit_bytes)}</span>"
     )

@@ -209,21 +209,6 @@ export function render({model, view}) {
     if (model.follow_history) model.send_msg({search: window.location.search})
   }
 
-  // The page's width, so presenter mode can fit its enlarged figures to a projector's screen.
-  // Said once as the page opens, then after a resize has settled, and only when it changed.
-  let resized = null
-  let said = Math.round(window.innerWidth)
-  model.send_msg({screen: said})
-  const onResize = () => {
-    clearTimeout(resized)
-    resized = setTimeout(() => {
-      const width = Math.round(window.innerWidth)
-      if (width !== said) model.send_msg({screen: (said = width)})
-    }, 250)
-  }
-  window.addEventListener("resize", onResize)
-  model.on("remove", () => window.removeEventListener("resize", onResize))
-
   // Capture, so a notebook's own shortcuts do not see the keys an explorer takes.
   window.addEventListener("keydown", onKey, true)
   window.addEventListener("pointerdown", onPointer, true)
@@ -235,6 +220,44 @@ export function render({model, view}) {
     window.removeEventListener("focusin", onFocus, true)
     window.removeEventListener("popstate", onPop)
   })
+  // The room the figures have: the width of this explorer's figures column and the
+  // window's height, sent when it changes (a phone, a resized window, a notebook's
+  // output), so the server sizes the cells to fit (figures.Figures.set_room).
+  let observer = null, sent = "", timer = null
+  const sendRoom = () => {
+    const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
+    if (views == null || !views.isConnected) return false
+    const room = [Math.round(views.clientWidth / 8) * 8, Math.round(window.innerHeight / 8) * 8]
+    const text = room.join(",")
+    if (room[0] > 0 && text !== sent) {
+      sent = text
+      model.send_msg({room})
+    }
+    return true
+  }
+  const later = () => {
+    clearTimeout(timer)
+    timer = setTimeout(sendRoom, 150)
+  }
+  let tries = 0
+  const watch = () => {
+    const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
+    if (views == null) {
+      if (tries++ < 120) requestAnimationFrame(watch)
+      return
+    }
+    sendRoom()
+    observer = new ResizeObserver(later)
+    observer.observe(views)
+  }
+  requestAnimationFrame(watch)
+  window.addEventListener("resize", later)
+  model.on("remove", () => {
+    observer?.disconnect()
+    window.removeEventListener("resize", later)
+    clearTimeout(timer)
+  })
+
   model.on("play_count", () => {
     const button = buttonOf("toggle")
     if (button && button.textContent.includes("play")) button.click() // not already playing

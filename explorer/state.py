@@ -303,6 +303,11 @@ class ExplorerState(param.Parameterized):
     compare_result = param.Parameter(
         default=None, doc="The last good Result of the compare pipeline, or None (read only)."
     )
+    theme = param.Selector(
+        default="",
+        objects=["", "light", "dark"],
+        doc='"light" or "dark"; "" follows the system or the notebook.',
+    )
 
     result = param.Parameter(default=None, doc="The last good Result (read only).")
     columns = param.Parameter(default=None, doc="What to draw for result (read only).")

@@ -68,6 +68,10 @@ def open_explorer(page, explorer_server):
             " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
         )
         page.locator(".candela-shape").wait_for()
+        # The page has said how much room its figures have, and they are sized to it.
+        page.wait_for_function(
+            "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+        )
         return page
 
     return open_
