@@ -61,6 +61,10 @@ def ensure_extension() -> None:
 
     if not in_notebook():
         return
+    # TODO: register in explorer.patches once that package has its registry.
+    from .patches import comm_stdout
+
+    comm_stdout.apply()
     page = _page()
     if panel_extension._loaded and page in _pages:
         return
