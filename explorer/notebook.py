@@ -65,6 +65,7 @@ def ensure_extension() -> None:
     from .patches import comm_stdout
 
     comm_stdout.apply()
+    _watch_cells()
     page = _page()
     if panel_extension._loaded and page in _pages:
         return
@@ -117,7 +118,96 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     if not in_notebook():
         return {"text/plain": repr_text(explorer)}, {}
     ensure_extension()
-    return explorer._create_view()._repr_mimebundle_(include, exclude)
+    bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
+    try:
+        _remember_output(bundle[1][EXEC_MIME]["id"])
+    except (TypeError, KeyError, IndexError):  # pragma: no cover - not Panel's usual bundle
+        pass
+    return bundle
+
+
+# ---------------------------------------------------------------- outputs that are gone
+
+EXEC_MIME = "application/vnd.holoviews_exec.v0+json"
+#: The root model ids of the explorer outputs each notebook cell (by its id) displayed.
+_outputs_of_cell: dict[str, list[str]] = {}
+#: The cell the kernel is running now, as the front end named it.
+_running_cell: list[str | None] = [None]
+
+
+def _remember_output(ref: str) -> None:
+    cell = _running_cell[0]
+    if cell is not None:
+        _outputs_of_cell.setdefault(cell, []).append(ref)
+
+
+def _on_pre_run_cell(info) -> None:
+    """A cell runs again: its earlier outputs are cleared in the page, so forget them here."""
+    cell = getattr(info, "cell_id", None)
+    _running_cell[0] = cell
+    for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
+        forget_output(ref)
+
+
+def _watch_cells() -> None:
+    """Run :func:`_on_pre_run_cell` before every cell, once per kernel."""
+    from IPython import get_ipython
+
+    events = get_ipython().events
+    if _on_pre_run_cell not in events.callbacks["pre_run_cell"]:
+        events.register("pre_run_cell", _on_pre_run_cell)
+
+
+def forget_output(ref: str) -> None:
+    """Drop the Panel output whose root model is ``ref``: its view, its comms, its document.
+
+    Panel does this itself when the page says an output is gone, through
+    pyviz_comms' JupyterLab extension; in JupyterLab 4 and Notebook 7 that
+    extension (as shipped with pyviz_comms 3.0.6) never opens the comm it
+    would say it on, so Panel kept every output's view and redrew it at every
+    change. The kernel knows when a cell runs again, and that the front end
+    clears that cell's outputs then.
+    """
+    from panel.io.state import state
+
+    entry = state._views.pop(ref, None)
+    state._handles.pop(ref, None)
+    if entry is None:
+        return
+    viewable, model, doc, _ = entry
+    # Panel's own cleanup closes these but leaves them in pyviz_comms' registry of every
+    # comm, and there each holds its output's whole view through its message handler.
+    comms = getattr(viewable, "_comms", {}).get(ref, ())
+    try:
+        viewable._cleanup(model)
+        if state._location is not None:  # Panel's one Location keeps every output's root
+            state._location._cleanup(model)
+    except Exception:  # never break the user's cell over a view that is gone anyway
+        pass
+    for comm in comms:
+        if comm is not None:
+            _close(comm)
+    try:
+        doc.clear()
+    except Exception:
+        pass
+
+
+def _close(comm) -> None:
+    """Close one of Panel's comms, kernel side, and forget it everywhere it is kept."""
+    from pyviz_comms import JupyterCommManager
+
+    JupyterCommManager._comms.pop(comm.id, None)
+    try:
+        manager = getattr(comm, "manager", None)  # a client comm's target, opened or not
+        if manager is not None:
+            manager.targets.pop(comm.id, None)
+        if getattr(comm, "_comm", None) is not None:
+            if not getattr(comm._comm, "_closed", True):
+                comm._comm.close()
+            comm._comm = None
+    except Exception:
+        pass
 
 
 def repr_text(explorer) -> str:
