@@ -138,6 +138,17 @@ SETTLED = """([since, quiet, names]) => {
 }"""
 
 
+
+def _pool_of(context):
+    """The pool of pages built ahead for Bokeh's application ``context`` (None: none)."""
+    if context is None:
+        return None
+    try:
+        from explorer.pool import _POOLS
+    except ImportError:  # a checkout from before the pool kept its own registry
+        return getattr(context, "_candela_pool", None)
+    return _POOLS.get(context)
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -261,7 +272,8 @@ def served_pages():
     pool = None
     for srv, *_ in list(state._servers.values()):
         if srv.port == port:
-            pool = getattr(srv._tornado._applications.get("/"), "_candela_pool", None)
+            context = srv._tornado._applications.get("/")
+            pool = _pool_of(context)
     try:
         yield f"http://127.0.0.1:{port}/", pool
     finally:

@@ -60,7 +60,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explorer.serving import COLLECT_QUIET_S, COLLECT_WITHIN_S
+from explorer.patches.collect_at_a_pause import COLLECT_QUIET_S, COLLECT_WITHIN_S
 from explorer.testing import BokehClient, http_get
 
 HOST = "127.0.0.1"
@@ -676,7 +676,7 @@ def main() -> None:
             # A first round of 10 grows the allocator's arenas; "before" is read after it.
             # Once the sessions have expired, Panel asks for their garbage to be collected
             # 5 s after the last; the server does it at the next pause of the pages and hands
-            # the memory back (explorer.serving.collect_at_a_pause): read RSS once it has.
+            # the memory back (explorer.patches.collect_at_a_pause): read RSS once it has.
             settle_s = wait_s + 5 + COLLECT_QUIET_S + 5
             print(f"waiting {settle_s:.0f} s for the edit sessions to expire ...", flush=True)
             soak(server, 10)

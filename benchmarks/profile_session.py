@@ -43,6 +43,17 @@ PARTS = {
 }
 
 
+
+def _pool_of(context):
+    """The pool of pages built ahead for Bokeh's application ``context`` (None: none)."""
+    if context is None:
+        return None
+    try:
+        from explorer.pool import _POOLS
+    except ImportError:  # a checkout from before the pool kept its own registry
+        return getattr(context, "_candela_pool", None)
+    return _POOLS.get(context)
+
 def get(port: int, path: str = "/") -> bytes:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
@@ -112,9 +123,16 @@ def main() -> None:
     from explorer.testing import free_port
 
     try:
-        from explorer.serving import prepare_server, server_settings
+        from explorer.serving import server_settings
     except ImportError:  # before the serving module existed: Panel's defaults
-        prepare_server, server_settings = (lambda server: None), dict
+        server_settings = dict
+    try:
+        from explorer.cli import prepare as prepare_server
+    except ImportError:  # before the command composed them: the serving module did
+        try:
+            from explorer.serving import prepare_server
+        except ImportError:
+            prepare_server = lambda server, **kw: None  # noqa: E731
 
     pn.extension()
     port = free_port()
@@ -143,7 +161,7 @@ def main() -> None:
                 pull(port, page)
             if args.ready:  # wait until the pool has a page for every request timed
                 pools = [
-                    getattr(c, "_candela_pool", None)
+                    _pool_of(c)
                     for c in server._tornado._applications.values()
                 ]
                 while any(p is not None and len(p.ready) < min(p.size, args.n) for p in pools):

@@ -418,6 +418,24 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
+def prepare(server, ready: int = 0) -> None:
+    """The explorer's server (what :func:`panel.serve` returns) made ready to serve: served as
+    :func:`explorer.serving.prepare_server` serves, with up to ``ready`` pages built ahead
+    (:mod:`explorer.pool`) that open their URL as a page built for the request does.
+
+    Here the server, the page and the pool meet: none of them imports another.
+    """
+    from .app import open_page
+    from .classroom import catalogue_stamp
+    from .serving import prepare_server
+
+    prepare_server(server)  # the app is imported first: it lasts as long as the process
+    if ready > 0:
+        from .pool import install
+
+        install(server, ready, arrive=open_page, stamp=catalogue_stamp)
+
+
 def serve(args: argparse.Namespace, kwargs: dict) -> int:
     """Serve the app with ``kwargs`` until stopped; print the URL and any warning."""
     import panel as pn
@@ -454,11 +472,9 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         )
     import tornado.process
 
-    from .serving import prepare_server
-
     # In each worker: only the bundles the page uses, and pages built ahead. Each worker
     # keeps them all: a burst is not shared out evenly between the workers.
-    prepare_server(server, ready=args.ready)
+    prepare(server, ready=args.ready)
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)

@@ -8,7 +8,7 @@ queued them all. The explorer's boxes act on their ``value`` alone, which the bo
 sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
 ``TextInput`` that
 
-- keeps what is typed in the page (``enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
+- keeps what is typed in the page (``patches/enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
   its ``value_input`` is not kept up to date on the server);
 - does not ask for the Enter event when served: the page applies the text on Enter
   itself, also where a notebook takes Enter's keydown (and the box's change event) for
@@ -20,17 +20,12 @@ sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import panel as pn
 
 from .quick import Quick
 
 #: The CSS class that keeps a box's typing in the page.
 ENTER_BOX_CLASS = "candela-enter-box"
-#: Defines ``enterBox(Bokeh)``, which installs the rule once per browser page; part of
-#: the keyboard component's module (:class:`explorer.keys.Keys`).
-ENTER_BOX_JS = Path(__file__).with_name("enter_box.mjs")
 
 
 class EnterBox(Quick, pn.widgets.TextInput):

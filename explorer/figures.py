@@ -96,7 +96,7 @@ def _figure(name: str, scale: LinearScale) -> figure:
         # Never squeezed to its column (which stretched cells out of square): a figure
         # wider than its panel keeps its size and scrolls inside the panel.
         styles={"max-width": "none"},
-        tags=[STEADY_TAG],  # repainted only when it changes (explorer/steady.mjs)
+        tags=[STEADY_TAG],  # repainted only when it changes (explorer/patches/steady.mjs)
     )
     # A scale holds no state (the browser copies it for each axis of each plot, with that
     # axis's ranges): one serves both axes of both figures.
@@ -297,7 +297,7 @@ class Figures:
             height=CELL_FILL,
             fill_color=field("color"),
             line_color=None,
-            tags=[CELLS_TAG],  # painted one fill per colour (explorer/cells.mjs)
+            tags=[CELLS_TAG],  # painted one fill per colour (explorer/patches/cells.mjs)
             **fill,
         )
         return self._draw(fig, glyph, source, name=name)

@@ -10,7 +10,7 @@
 // message, since the lesson lives there. Nothing fires while the student types in
 // a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
-// figures' painting rules (steady.mjs and cells.mjs) and the boxes' typing rule
+// figures' painting rules (patches/steady.mjs and cells.mjs) and the boxes' typing rule
 // (enter_box.mjs), the first parts of its module.
 
 const TEXT_TYPES = new Set([

@@ -15,13 +15,11 @@ from typing import Any
 import param
 from panel.custom import JSComponent
 
-from .enter_box import ENTER_BOX_JS
-from .painting import PAINTING_JS
+from .patches import browser_module
+from .patches.browser import BROWSER_PATCHES
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
-#: Panel's comm in a notebook sends on a change it held too long (see the file).
-NOTEBOOK_COMM_JS = Path(__file__).with_name("notebook_comm.mjs")
 
 
 class Keys(JSComponent):
@@ -37,16 +35,9 @@ class Keys(JSComponent):
         default=False, doc="Report the back and forward buttons (only when served)."
     )
 
-    # The figures' painting, the boxes' typing and the notebook's comm first: render()
-    # also installs them (explorer.painting, explorer.enter_box, notebook_comm.mjs).
-    _esm = "\n".join(
-        [
-            PAINTING_JS,
-            ENTER_BOX_JS.read_text(encoding="utf-8"),
-            NOTEBOOK_COMM_JS.read_text(encoding="utf-8"),
-            KEYS_JS.read_text(encoding="utf-8"),
-        ]
-    )
+    # The browser patches first (the figures' painting, the boxes' typing, the notebook's
+    # comm): render() also installs them (explorer.patches.browser).
+    _esm = "\n".join([browser_module(BROWSER_PATCHES), KEYS_JS.read_text(encoding="utf-8")])
 
     def __init__(
         self,

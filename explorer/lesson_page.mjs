@@ -36,7 +36,7 @@ function digitValue(ch) {
   return (ch.codePointAt(0) - start) % 10
 }
 
-// A whole number as lessons._read_int reads it, in canonical text ("-7"), or null.
+// A whole number as lessons.grading._read_int reads it, in canonical text ("-7"), or null.
 function readInt(token) {
   const m = /^([+-]?)\s*(\p{Nd}{1,18})$/u.exec(token.trim())
   if (m === null) return null

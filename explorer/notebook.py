@@ -16,7 +16,7 @@ cdn.bokeh.org and cdn.holoviz.org. ``PANEL_INLINE=false`` in the kernel's
 environment turns that off (smaller notebooks, but a network is needed). Once
 an explorer has been displayed, the kernel's other Panel outputs are inlined
 too: the setting, and the fix for panes redrawn from the kernel
-(:func:`_inline_pane_updates`), are Panel's, for the whole kernel.
+(:mod:`explorer.patches.inline_panes`), are Panel's, for the whole kernel.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def ensure_extension() -> None:
     import panel as pn
     from panel.config import panel_extension
 
+    from .patches.inline_panes import inline_pane_updates
+
     if not in_notebook():
         return
     # TODO: register in explorer.patches once that package has its registry.
@@ -74,43 +76,9 @@ def ensure_extension() -> None:
     # the flag at every update). An explicit PANEL_INLINE still wins.
     if "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
-    _inline_pane_updates()
+    inline_pane_updates()
     pn.extension()
     _pages.add(page)
-
-
-def _inline_pane_updates() -> None:
-    """Keep stylesheets inline when a displayed pane is redrawn from the kernel.
-
-    Panel 1.9 inlines stylesheets when a view is first displayed and when a
-    layout's children change, but a pane whose object changes (every HTML pane
-    of the explorer, at every change of shape or ops) sends its stylesheets
-    again as links to cdn.holoviz.org (``loading.css`` and the theme's
-    ``default.css`` and ``native.css``): offline they fail, and the browser is
-    sent references to stylesheet models it was never given. Patching the
-    redrawn model before Panel sends it replaces those links with the inlined
-    sheets, as Panel does for layouts.
-    """
-    from panel.config import config
-    from panel.io.notebook import patch_inline_stylesheets
-    from panel.io.state import state
-    from panel.pane.base import Pane
-
-    update = Pane._update_object
-    if getattr(update, "_candela_inline", False):
-        return
-
-    def _update_object(self, ref, doc, root, parent, comm):
-        update(self, ref, doc, root, parent, comm)
-        if comm is None or not config.inline or state._is_pyodide or ref not in self._models:
-            return
-        from bokeh.models import UIElement
-
-        for model in self._models[ref][0].select({"type": UIElement}):
-            patch_inline_stylesheets(model)
-
-    _update_object._candela_inline = True
-    Pane._update_object = _update_object
 
 
 def repr_mimebundle(explorer, include=None, exclude=None):

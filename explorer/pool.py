@@ -31,7 +31,9 @@ built with, and pages built with another set are thrown away unused.
 Bokeh has no public hook to give a session a document built beforehand: the
 pool takes the place of the application context's
 ``create_session_if_needed`` (Bokeh 3.9's, whose steps it repeats, with the
-document from the pool instead of a new one).
+document from the pool instead of a new one). That is a patch
+(:mod:`explorer.patches.pool_sessions`, which holds every read of Bokeh's and Panel's
+private names the pool needs): with it off, there is no pool.
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from explorer.serving import last_message, watch_messages
+from explorer.patches import pool_sessions as sessions
+from explorer.patches.messages import OPENING as _OPENING
+from explorer.patches.messages import last_message, watch_openings
 
-__all__ = ["DRAWING_S", "OPENING_S", "QUIET_S", "PagePool", "install"]
+__all__ = ["DRAWING_S", "OPENING_S", "QUIET_S", "PagePool", "install", "pool_of"]
 
 log = logging.getLogger("candela-explorer")
 
@@ -91,14 +95,15 @@ class PagePool:
         self.built = self.taken = self.discarded = 0
         self._last_request = 0.0
         self._scheduled = False
-        self._original = context.create_session_if_needed
-        context.create_session_if_needed = self.create_session_if_needed
+        self._original = sessions.replace_session_creation(
+            context, self.create_session_if_needed
+        )
 
     # ------------------------------------------------------------------ filling
 
     def start(self, delay: float = START_S) -> None:
         """Begin filling (on the server's event loop, the thread this is called in)."""
-        _watch_websocket()
+        watch_openings()
         self._last_request = time.monotonic() + delay - QUIET_S
         self._schedule(delay)
 
@@ -106,7 +111,7 @@ class PagePool:
         if self._scheduled or self.size == 0:
             return
         self._scheduled = True
-        self.context._loop.call_later(max(0.0, delay), self._fill_one)
+        sessions.loop_of(self.context).call_later(max(0.0, delay), self._fill_one)
 
     def _fill_one(self) -> None:
         self._scheduled = False
@@ -118,9 +123,9 @@ class PagePool:
         for session_id, (since, pulled) in list(_OPENING.items()):
             if now - since > (DRAWING_S if pulled else OPENING_S):  # a client gone quiet
                 _OPENING.pop(session_id, None)
-            elif session_id in ctx._sessions or session_id in ctx._pending_sessions:
+            elif sessions.is_known(ctx, session_id):
                 opening = True  # (a session gone meanwhile, or another server's, is not)
-        if wait > 0 or ctx._pending_sessions or opening:
+        if wait > 0 or sessions.is_pending(ctx) or opening:
             self._schedule(max(wait, 0.1))  # pages are being served or opened: later
             return
         try:
@@ -159,7 +164,7 @@ class PagePool:
 
         ctx = self.context
         self._last_request = time.monotonic()
-        known = session_id in ctx._sessions or session_id in ctx._pending_sessions
+        known = sessions.is_known(ctx, session_id)
         if not known and session_id:
             _OPENING[session_id] = (self._last_request, False)  # until its page is drawn
         try:
@@ -172,76 +177,14 @@ class PagePool:
             self._schedule(QUIET_S)
 
     async def _open(self, doc, session_id, request, token):
-        """Bokeh 3.9's steps for a new session, with the built ``doc`` (and :meth:`_arrive`)
-        in place of a new document and running the app."""
-        import tornado.gen
-        from bokeh.server.contexts import BokehSessionContext, _RequestProxy
-        from bokeh.server.session import ServerSession
-        from bokeh.util.token import get_token_payload
-
-        ctx = self.context
-        future = ctx._pending_sessions[session_id] = tornado.gen.Future()
-        try:
-            session_context = BokehSessionContext(
-                session_id, ctx.server_context, doc, logout_url=ctx._logout_url
-            )
-            if request is not None:
-                payload = get_token_payload(token) if token else {}
-                if (
-                    "cookies" in payload
-                    and "headers" in payload
-                    and "Cookie" not in payload["headers"]
-                ):
-                    payload["headers"]["Cookie"] = "; ".join(
-                        f"{k}={v}" for k, v in payload["cookies"].items()
-                    )
-                session_context._request = _RequestProxy(
-                    request,
-                    arguments=payload.get("arguments"),
-                    cookies=payload.get("cookies"),
-                    headers=payload.get("headers"),
-                )
-            session_context._token = token
-            doc._session_context = weakref.ref(session_context)
-            try:
-                await ctx.application.on_session_created(session_context)
-            except Exception as exc:
-                log.error("Failed to run session creation hooks %r", exc, exc_info=True)
-            try:
-                self._arrive(doc, session_context)
-            except Exception as exc:  # the page is built: it shows, without its URL applied
-                log.warning(
-                    "a page built ahead did not open its URL: %s: %s",
-                    type(exc).__name__,
-                    str(exc)[:300],
-                )
-            session = ServerSession(session_id, doc, io_loop=ctx._loop, token=token)
-            ctx._sessions[session_id] = session
-            session_context._set_session(session)
-            ctx._session_contexts[session_id] = session_context
-            future.set_result(session)
-            return session
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        finally:
-            del ctx._pending_sessions[session_id]
+        """A new session with the built ``doc`` (opened by :meth:`_arrive`) in place of a new
+        document and running the app."""
+        return await sessions.open_session(
+            self.context, doc, session_id, request, token, ready=self._arrive
+        )
 
     def _arrive(self, doc, session_context) -> None:
-        from panel.io.location import _get_location_params
-        from panel.io.state import edit_readonly, set_curdoc, state
-
-        app = self.context.application
-        if hasattr(app, "_set_session_prefix"):  # Panel's: the page's base URL
-            app._set_session_prefix(doc)
-        request = session_context.request
-        with set_curdoc(doc):
-            location = state._locations.get(doc)
-            if location is not None and request is not None and request._request is not None:
-                params = _get_location_params(request.protocol, request.host, request.uri)
-                with edit_readonly(location):
-                    location.param.update(params)
-            self.arrive(doc)
+        sessions.arrive(self.context, doc, session_context, then=self.arrive)
 
 
 def _dispose(doc) -> None:
@@ -262,36 +205,6 @@ def _dispose(doc) -> None:
         log.warning("could not let go of a page built ahead: %s: %s", type(exc).__name__, exc)
 
 
-#: Sessions whose page was served and not yet drawn: session id -> (when it was
-#: served or its document sent, whether its document was sent).
-_OPENING: dict[str, tuple[float, bool]] = {}
-
-
-def _watch_websocket() -> None:
-    """Note the time of every WebSocket message the server gets, and which pages are drawn
-    (Bokeh has no hook for either)."""
-    from bokeh.server.views.ws import WSHandler
-
-    watch_messages()
-    if getattr(WSHandler._handle, "_candela", False):
-        return
-    handle = WSHandler._handle
-
-    async def _handle(self, message):
-        connection = getattr(self, "connection", None)
-        if _OPENING and connection is not None:
-            session_id = connection.session.id
-            if getattr(message, "msgtype", None) == "PULL-DOC-REQ":  # the views are next
-                if session_id in _OPENING:
-                    _OPENING[session_id] = (time.monotonic(), True)
-            else:  # the page is drawn: this is its first change
-                _OPENING.pop(session_id, None)
-        return await handle(self, message)
-
-    _handle._candela = True
-    WSHandler._handle = _handle
-
-
 def install(
     server: Any,
     size: int,
@@ -305,11 +218,22 @@ def install(
     minimal app for comparison, which must be served as Panel serves it). The
     pool builds on the server's event loop, whichever thread calls this.
     """
-    context = server._tornado._applications.get(path)  # no public handle
+    context = sessions.app_context(server, path)  # None: the patch is off
     if context is None:
         return None
-    pool = getattr(context, "_candela_pool", None)
+    pool = _POOLS.get(context)
     if pool is None:
-        pool = context._candela_pool = PagePool(context, size, arrive, stamp)
-        context._loop.add_callback(pool.start)  # thread-safe: the server may run in another
+        pool = _POOLS[context] = PagePool(context, size, arrive, stamp)
+        sessions.loop_of(context).add_callback(pool.start)  # thread-safe: the server may
+        # run in another thread
     return pool
+
+
+def pool_of(server: Any, path: str = "/") -> PagePool | None:
+    """The pool installed for the app ``server`` serves at ``path``, if any."""
+    context = sessions.app_context(server, path)
+    return None if context is None else _POOLS.get(context)
+
+
+#: The pool of each application context (one per app a server serves).
+_POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

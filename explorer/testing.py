@@ -86,7 +86,7 @@ def served_app(make=None, ready: int | None = None, **serve: Any) -> Iterator[st
 
 
 def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:
-    """:func:`explorer.serving.prepare_server` for a server ``pn.serve(threaded=True)`` starts.
+    """:func:`explorer.cli.prepare` for a server ``pn.serve(threaded=True)`` starts.
 
     The server is built in its thread; this waits until it exists, before any
     request is made.
@@ -95,14 +95,14 @@ def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:
 
     from panel.io.state import state
 
-    from explorer.serving import prepare_server
+    from explorer.cli import prepare
 
     deadline = time.monotonic() + timeout
     while thread.server_id not in state._servers:  # Panel's registry of its servers
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the server thread did not start a server")
         time.sleep(0.02)
-    prepare_server(state._servers[thread.server_id][0], ready=ready)
+    prepare(state._servers[thread.server_id][0], ready=ready)
 
 
 def wait_for_port(port: int, timeout: float = 20.0) -> None:

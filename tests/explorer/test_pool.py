@@ -18,6 +18,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
+from explorer.pool import _POOLS
 from explorer.testing import BokehClient, http_get, run_in_thread, served_app, session_token
 
 #: The URLs compared: ordinary, a lesson, units, presenter, and the hostile ones
@@ -90,7 +91,7 @@ def server(ready: int):
             if f":{srv.port}/" in url
             for ctx in srv._tornado._applications.values()
         ]
-        yield url, context, getattr(context, "_candela_pool", None)
+        yield url, context, _POOLS.get(context)
 
 
 def wait_for(predicate, timeout: float = 30.0) -> None:

@@ -212,18 +212,18 @@ def _page_json(query: str) -> dict:
 )
 def test_lean_serialization_sends_the_document_bokeh_would(query):
     # The server sends a page without working out values left at their defaults
-    # (serving.lean_serialization); a browser must receive the same document.
-    from explorer import serving
+    # (explorer.patches.lean_serialization); a browser must receive the same document.
+    from explorer.patches.lean_serialization import set_lean
 
-    serving.lean_serialization(False)
+    set_lean(False)
     try:
         bokehs = _page_json(query)
     finally:
-        serving.lean_serialization(True)
+        set_lean(True)
     try:
         lean = _page_json(query)
     finally:
-        serving.lean_serialization(False)
+        set_lean(False)
     assert len(bokehs["roots"]) >= 2
     assert lean == bokehs
 
@@ -410,9 +410,9 @@ def test_a_change_from_a_page_unlocks_only_the_locked_parameters(monkeypatch):
     import panel as pn
     import param
 
-    from explorer.serving import light_unlock
+    from explorer.patches.light_unlock import light_unlock
 
-    light_unlock()
+    assert light_unlock()
 
     class Box(pn.widgets.TextInput):
         fixed = param.String(default="a", constant=True)
@@ -497,7 +497,8 @@ def test_a_served_page_stays_within_its_budget_of_models(explorer_server):
     assert "BrowserInfo" not in str(kinds), kinds
 
 
-#: Prints, in a fresh process, each per-process change of ``explorer.serving`` as in force or not.
+#: Prints, in a fresh process, each per-process change of ``explorer.serving.lean_process`` as
+#: in force or not.
 PROCESS_STATE = """
 import json, sys
 import panel as pn
@@ -510,6 +511,7 @@ from panel.io.location import Location
 from panel.reactive import Syncable
 
 from explorer import serving
+from explorer.patches.lean_serialization import _query_properties_with_values
 
 if sys.argv[1] == "app":  # as `panel serve explorer/app.py` runs the file
     import runpy
@@ -522,7 +524,7 @@ print(json.dumps({
     "validation": settings.perform_document_validation(),
     "browser_info": pn.config.browser_info,
     "lean_serialization": HasProps.query_properties_with_values
-    is serving._query_properties_with_values,
+    is _query_properties_with_values,
     "unparsed_location": marked(Location._update_synced),
     "no_debounce": pn.widgets.TextInput._debounce == 0,
     "answer_at_once": marked(Syncable._change_coroutine),
@@ -561,14 +563,14 @@ def test_panel_serve_of_the_app_file_makes_every_change_the_command_line_makes()
 @pytest.fixture
 def collections_seen(monkeypatch):
     """``.ask()`` asks for a collection as Panel does; ``.seen``, each full collection
-    :func:`explorer.serving.collect_at_a_pause` runs then, and each trim, in order, with
+    :func:`explorer.patches.collect_at_a_pause.collect_at_a_pause` runs then, and each trim, in order, with
     when (``time.monotonic()``); nothing collected for real. Only those
     run in the thread that asks first: a server another test left running may end a
     session meanwhile, and Panel asks for its collection in that server's thread."""
     import threading
     import types
 
-    from explorer import serving
+    from explorer.patches import collect_at_a_pause as collection
 
     seen: list[tuple[str, float]] = []
     asker: list[int] = []
@@ -577,17 +579,17 @@ def collections_seen(monkeypatch):
         if asker and threading.get_ident() == asker[0]:
             seen.append((what, when))
 
-    ask = serving._garbage_collect
+    ask = collection._garbage_collect
 
     def first_ask() -> None:
         asker[:] = asker or [threading.get_ident()]
         ask()
 
     fake_gc = types.SimpleNamespace(collect=lambda: note("collect", time.monotonic()))
-    monkeypatch.setattr(serving, "gc", fake_gc)
-    monkeypatch.setattr(serving, "_malloc_trim", lambda: lambda _pad: note("trim", 0.0))
+    monkeypatch.setattr(collection, "gc", fake_gc)
+    monkeypatch.setattr(collection, "_malloc_trim", lambda: lambda _pad: note("trim", 0.0))
     seen_and_ask = types.SimpleNamespace(seen=seen, ask=first_ask)
-    monkeypatch.setitem(serving._COLLECTION, "asked", None)
+    monkeypatch.setitem(collection._COLLECTION, "asked", None)
     return seen_and_ask
 
 
@@ -609,19 +611,19 @@ def test_ended_sessions_are_collected_at_a_pause_of_the_pages(
     # Panel ran it 5 s after a session ended, whoever was editing then.
     import asyncio
 
-    from explorer import serving
+    from explorer.patches import collect_at_a_pause as collection
     from explorer.testing import run_in_thread
 
     quiet_s, within_s, debounce_s = 0.25, 1.5, 0.5
-    monkeypatch.setattr(serving, "COLLECT_QUIET_S", quiet_s)
-    monkeypatch.setattr(serving, "COLLECT_WITHIN_S", within_s)
+    monkeypatch.setattr(collection, "COLLECT_QUIET_S", quiet_s)
+    monkeypatch.setattr(collection, "COLLECT_WITHIN_S", within_s)
     start = time.monotonic()
     ended = start - session_ended_s_ago
     # Panel's rule (5 s after the last session ended, here 0.5 s) and this test's pages:
     # the servers other tests left running end sessions and get messages meanwhile.
-    monkeypatch.setattr(serving, "_session_ended", lambda: ended + debounce_s)
+    monkeypatch.setattr(collection, "_session_ended", lambda: ended + debounce_s)
     talked = [-1e9]
-    monkeypatch.setattr(serving, "last_message", lambda: talked[0])
+    monkeypatch.setattr(collection, "last_message", lambda: talked[0])
 
     def talk() -> None:
         if time.monotonic() - start < talk_s:
@@ -654,12 +656,12 @@ def test_a_collection_left_waiting_by_a_stopped_server_does_not_stop_the_next(
 ):
     # One collection waits at a time, on the loop of the server that asked; a server
     # stopped meanwhile never runs it, and every later ask found one waiting.
-    from explorer import serving
+    from explorer.patches import collect_at_a_pause as collection
     from explorer.testing import run_in_thread
 
-    monkeypatch.setattr(serving, "last_message", lambda: 0.0)
-    monkeypatch.setattr(serving, "_session_ended", lambda: 0.0)
-    monkeypatch.setitem(serving._COLLECTION, "asked", time.monotonic() - waiting_for_s)
+    monkeypatch.setattr(collection, "last_message", lambda: 0.0)
+    monkeypatch.setattr(collection, "_session_ended", lambda: 0.0)
+    monkeypatch.setitem(collection._COLLECTION, "asked", time.monotonic() - waiting_for_s)
 
     async def go() -> None:
         collections_seen.ask()
@@ -678,16 +680,16 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
     import panel as pn
     import panel.io.document as panel_document
 
-    from explorer import serving
     from explorer.app import app
+    from explorer.patches import collect_at_a_pause as collection
     from explorer.testing import BokehClient, run_in_thread, served_app
 
-    monkeypatch.setattr(serving, "COLLECT_QUIET_S", 0.5)
+    monkeypatch.setattr(collection, "COLLECT_QUIET_S", 0.5)
     # A page of another test's server still open may talk meanwhile (messages are the
     # process's): then it runs at the latest, 3 s after Panel asked, after the edits.
-    monkeypatch.setattr(serving, "COLLECT_WITHIN_S", 3.0)
+    monkeypatch.setattr(collection, "COLLECT_WITHIN_S", 3.0)
     monkeypatch.setattr(panel_document, "GC_DEBOUNCE", 0.2)
-    monkeypatch.setitem(serving._COLLECTION, "asked", None)  # none waiting from another test
+    monkeypatch.setitem(collection._COLLECTION, "asked", None)  # none waiting from another test
     now = time.monotonic
     # Panel schedules one collection of a name for the whole process, on the loop of the
     # server whose session ended: as if a server stopped since had one waiting (which
@@ -699,10 +701,10 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
         documents.append(weakref.ref(pn.state.curdoc))
         return app()
 
-    done = serving._COLLECTION["done"]  # the last few collections (when, ms)
+    done = collection._COLLECTION["done"]  # the last few collections (when, ms)
 
     def count() -> int:  # collections so far in the process
-        return serving._COLLECTION["count"]
+        return collection._COLLECTION["count"]
 
     with served_app(
         make, unused_session_lifetime_milliseconds=100, check_unused_sessions_milliseconds=100
@@ -728,9 +730,9 @@ def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypa
             found["waited"] = done[-1][0] - stopped if count() > before else None
             # (what it waited on, if it did not run)
             found["asked s ago"] = (
-                serving._COLLECTION["asked"] and now() - serving._COLLECTION["asked"]
+                collection._COLLECTION["asked"] and now() - collection._COLLECTION["asked"]
             )
-            found["last message s ago"] = now() - serving.last_message()
+            found["last message s ago"] = now() - collection.last_message()
             found["panel scheduled"] = [k for k in pn.state._scheduled if "gc.collect" in k]
             await staying.close()
             return found
@@ -814,7 +816,7 @@ def test_what_the_process_holds_before_it_serves_is_frozen_once():
 
 
 def test_glibcs_trim_is_found_and_runs_here():
-    from explorer.serving import _malloc_trim
+    from explorer.patches.collect_at_a_pause import _malloc_trim
 
     trim = _malloc_trim()
     assert trim is not None  # these machines run glibc: the server's memory can go back

@@ -1,0 +1,231 @@
+"""Every change the explorer makes to Panel's, Bokeh's, Tornado's or the browser's framework code.
+
+The explorer is built on Panel's and Bokeh's public API. Where that was too slow
+for a class, or had a bug, it changes framework behaviour, and every such change
+lives in this package, one module per patch (or per group that only works
+together), each declared once with :func:`register` as a :class:`Patch`: what it
+changes, why, what it buys, and the versions it was checked against.
+
+A patch is applied with :func:`apply` and is always optional:
+
+- ``CANDELA_PLAIN=1`` in the environment turns every patch off: the explorer then
+  runs on its frameworks as they are (slower, never wrong); the command says so
+  when it starts (:func:`plain`).
+- On a version of Panel, Bokeh (or whichever packages a patch names) other than
+  those it was checked against, or when a framework name it replaces is missing,
+  the patch leaves the framework alone and logs one line saying why
+  (:func:`apply` returns False).
+- A browser patch (a ``.mjs`` file here) is put into the page only when it is on
+  (:func:`browser_module`); off, its entry function is an empty one.
+
+Adding a patch: a module here with the patch's code and, at its end,
+``register(Patch(name=..., changes=..., why=..., buys=..., checked={...},
+needs=(...), install=...))``; its name in :data:`MODULES`; and a call to
+``apply(name)`` where it is needed (``explorer.serving.lean_process`` for the
+patches of every served process). ``benchmarks/bench_patches.py`` measures it on
+and off. Nothing outside this package assigns onto a framework class, module or
+prototype.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "MODULES",
+    "Patch",
+    "applied",
+    "announce_plain",
+    "apply",
+    "browser_module",
+    "get",
+    "left_off",
+    "patches",
+    "plain",
+    "register",
+    "skip_reason",
+]
+
+log = logging.getLogger("candela-explorer")
+
+HERE = Path(__file__).parent
+
+#: The modules of this package that register patches, imported by :func:`patches`.
+MODULES = (
+    "messages",
+    "collect_at_a_pause",
+    "lean_serialization",
+    "unparsed_location",
+    "immediate_changes",
+    "one_write",
+    "light_unlock",
+    "lean_bundles",
+    "pool_sessions",
+    "inline_panes",
+    "browser",
+)
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One change to framework behaviour.
+
+    ``checked`` maps a distribution name (``"panel"``, ``"bokeh"``) to the
+    ``major.minor`` it was checked against; ``needs`` lists the names it reads or
+    replaces, as ``"module:attribute.path"``; ``install()`` makes the change, once
+    (calling it again changes nothing). A browser patch has a ``script`` (a file of
+    this package) defining the function ``entry(Bokeh)`` instead of ``install``.
+    """
+
+    name: str
+    changes: str
+    why: str
+    buys: str
+    checked: dict[str, str]
+    needs: tuple[str, ...] = ()
+    install: Callable[[], None] | None = None
+    script: str | None = None
+    entry: str | None = None
+    upstream: str = ""
+
+
+_REGISTRY: dict[str, Patch] = {}
+#: name -> True (applied) or the reason it was left off.
+_STATE: dict[str, bool | str] = {}
+
+
+def register(patch: Patch) -> Patch:
+    """Declare ``patch`` (once per name); returns it."""
+    if patch.name in _REGISTRY and _REGISTRY[patch.name] != patch:
+        raise ValueError(f"two patches are named {patch.name!r}")
+    _REGISTRY[patch.name] = patch
+    return patch
+
+
+def patches() -> dict[str, Patch]:
+    """Every patch, by name, in the order of :data:`MODULES`."""
+    for module in MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+    return dict(_REGISTRY)
+
+
+def get(name: str) -> Patch:
+    """The patch called ``name`` (its module is imported)."""
+    patches()
+    return _REGISTRY[name]
+
+
+def plain() -> bool:
+    """Whether ``CANDELA_PLAIN`` turns every patch off (any value but ``""``, ``0``, ``false``)."""
+    return os.environ.get("CANDELA_PLAIN", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def announce_plain() -> bool:
+    """Whether every patch is off; if so, says it in one log line (once a process)."""
+    if plain() and not _STATE.get("(announced)"):
+        _STATE["(announced)"] = True
+        log.warning(
+            "CANDELA_PLAIN is set: every patch to Panel and Bokeh is off (explorer.patches); "
+            "the explorer runs on their own code"
+        )
+    return plain()
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _same_release(installed: str, checked: str) -> bool:
+    want = checked.split(".")
+    return installed.split(".")[: len(want)] == want
+
+
+def _resolve(need: str) -> bool:
+    """Whether ``"module:attr.path"`` names something that exists."""
+    module_name, _, path = need.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+    except ImportError:
+        return False
+    for part in filter(None, path.split(".")):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+def skip_reason(patch: Patch) -> str | None:
+    """Why ``patch`` must be left off here (None: it may be applied)."""
+    if plain():
+        return "CANDELA_PLAIN is set"
+    for distribution, checked in patch.checked.items():
+        installed = _version(distribution)
+        if installed is None or not _same_release(installed, checked):
+            return f"{distribution} {installed} is not the {checked} it was checked against"
+    for need in patch.needs:
+        if not _resolve(need):
+            return f"{need} is missing"
+    return None
+
+
+def apply(name: str) -> bool:
+    """Apply the patch ``name`` once; False (and one log line, once) when it is left off."""
+    if name in _STATE:
+        return _STATE[name] is True
+    patch = get(name)
+    reason = skip_reason(patch)
+    if reason is None:
+        try:
+            if patch.install is not None:
+                patch.install()
+        except Exception as exc:  # a framework that changed in a way no guard saw
+            reason = f"it failed to install ({type(exc).__name__}: {exc})"
+    if reason is not None:
+        _STATE[name] = reason
+        if not plain():  # plain: said once, when the command starts
+            log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
+        return False
+    _STATE[name] = True
+    return True
+
+
+def left_off(name: str, reason: str) -> bool:
+    """Turn the applied patch ``name`` off from now on, for ``reason`` (one log line); False.
+
+    For a patch that finds a name it needs missing only when it is used (on an
+    instance: a server, a session), and then leaves that object alone.
+    """
+    if _STATE.get(name) is True:
+        _STATE[name] = reason
+        log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
+    return False
+
+
+def applied() -> dict[str, bool | str]:
+    """Each patch :func:`apply` has been asked for: True, or why it was left off."""
+    return {name: state for name, state in _STATE.items() if not name.startswith("(")}
+
+
+def browser_module(names: tuple[str, ...]) -> str:
+    """The JavaScript of the browser patches ``names``, in order, for a component's module.
+
+    A patch left off is an empty function of the same name, so the code that calls
+    its entry function runs unchanged.
+    """
+    parts = []
+    for name in names:
+        patch = get(name)
+        if apply(name) and patch.script:
+            parts.append((HERE / patch.script).read_text(encoding="utf-8"))
+        else:
+            parts.append(f"function {patch.entry}(Bokeh) {{}} // patch {name}: off\n")
+    return "\n".join(parts)

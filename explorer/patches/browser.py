@@ -1,0 +1,88 @@
+"""The browser patches: Bokeh's and Panel's prototypes, changed for the explorer's models only.
+
+Each ``.mjs`` file here defines one function ``name(Bokeh)`` that installs its
+change once per browser page; the explorer's keyboard component
+(:class:`explorer.keys.Keys`) carries them in its module
+(:func:`explorer.patches.browser_module`) and its ``render()`` calls each: a
+component of their own would cost every session two Bokeh models more. A patch
+left off is an empty function there. Each acts only on models carrying the
+explorer's tag or CSS class, so other Bokeh plots and Panel widgets on a notebook
+page behave as Bokeh and Panel made them.
+
+- ``steady`` (``steady.mjs``): a tagged figure (:data:`explorer.painting.STEADY_TAG`)
+  repaints only when its size, frame or data changed, and never reads the page's
+  computed style for CSS variables nobody sets.
+- ``cells`` (``cells.mjs``): a tagged rectangle glyph (:data:`explorer.painting.CELLS_TAG`)
+  is painted with one path and one fill per colour.
+- ``enter_box`` (``enter_box.mjs``): a box with the explorer's class
+  (:data:`explorer.enter_box.ENTER_BOX_CLASS`) keeps what is typed in the page until
+  Enter.
+- ``notebook_comm`` (``notebook_comm.mjs``): in a notebook, a change Panel's comm held
+  more than a second for the kernel's acknowledgement is sent on.
+"""
+
+from __future__ import annotations
+
+from . import Patch, register
+
+__all__ = ["BROWSER_PATCHES"]
+
+#: The browser patches, in the order the keyboard component's module holds them.
+BROWSER_PATCHES = ("steady", "cells", "enter_box", "notebook_comm")
+
+#: BokehJS is Bokeh's Python package's own version; Panel's models come with Panel.
+CHECKED = {"bokeh": "3.9", "panel": "1.9"}
+
+register(
+    Patch(
+        name="steady",
+        changes="BokehJS PlotView.prototype: invalidate_layout, _after_layout, _update_layout; "
+        "VisualProperties.prototype._get_css_value (for tagged plots)",
+        why="Bokeh repaints every plot in full on any layout of the page, and reads the "
+        "computed style (a style recalculation of the page) on every layout and paint",
+        buys="no repaint of both figures for a click elsewhere; ~20 ms of style "
+        "recalculation an edit",
+        checked=CHECKED,
+        script="steady.mjs",
+        entry="steady",
+    )
+)
+
+register(
+    Patch(
+        name="cells",
+        changes="BokehJS RectView.prototype._paint (for tagged glyphs drawn plainly)",
+        why="Bokeh paints a rectangle glyph one rectangle at a time: a path, a parsed CSS "
+        "colour and a fill each",
+        buys="most of a figure's repaint at 4,096 cells",
+        checked=CHECKED,
+        script="cells.mjs",
+        entry="cells",
+    )
+)
+
+register(
+    Patch(
+        name="enter_box",
+        changes="BokehJS TextInputView change_input_value and Panel's TextInputView _keyup "
+        "(on their prototypes, for boxes with the explorer's class)",
+        why="Bokeh's text box sends its text to the server after every key",
+        buys="one message per edit instead of one per key (14 for .transpose() and Enter)",
+        checked=CHECKED,
+        script="enter_box.mjs",
+        entry="enterBox",
+    )
+)
+
+register(
+    Patch(
+        name="notebook_comm",
+        changes="Panel's CommManager.prototype._document_changed (in a notebook)",
+        why="in JupyterLab an acknowledgement of a message sent while Run All ran sometimes "
+        "never came, and the changes Panel's comm held stayed unsent",
+        buys="an edit typed while Run All runs reaches the kernel (a fix)",
+        checked={"panel": "1.9"},
+        script="notebook_comm.mjs",
+        entry="notebookComm",
+    )
+)
