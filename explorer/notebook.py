@@ -63,10 +63,9 @@ def ensure_extension() -> None:
 
     if not in_notebook():
         return
-    # TODO: register in explorer.patches once that package has its registry.
-    from .patches import comm_stdout
+    from .patches.comm_stdout import apply as capture_per_thread
 
-    comm_stdout.apply()
+    capture_per_thread()
     _watch_cells()
     page = _page()
     if panel_extension._loaded and page in _pages:

@@ -68,6 +68,7 @@ MODULES = (
     "lean_bundles",
     "pool_sessions",
     "inline_panes",
+    "comm_stdout",
     "browser",
 )
 

@@ -46,6 +46,8 @@ import sys
 import threading
 from io import StringIO
 
+from explorer import patches as _patches
+
 __all__ = ["ThreadStandardOutput", "apply"]
 
 #: pyviz_comms' own ``StandardOutput``, once :func:`apply` has replaced it.
@@ -108,13 +110,30 @@ class ThreadStandardOutput(list):
 
 
 def apply() -> bool:
-    """Make pyviz_comms capture per thread; returns False if pyviz_comms is not installed."""
-    try:
-        import pyviz_comms
-    except ImportError:  # pragma: no cover - Panel depends on it
-        return False
+    """Make pyviz_comms capture per thread, if the patch is on (see the module)."""
+    return _patches.apply("comm_stdout")
+
+
+def _install() -> None:
     global original
+    import pyviz_comms
+
     if pyviz_comms.StandardOutput is not ThreadStandardOutput:
         original = pyviz_comms.StandardOutput
         pyviz_comms.StandardOutput = ThreadStandardOutput
-    return True
+
+
+_patches.register(
+    _patches.Patch(
+        name="comm_stdout",
+        changes="pyviz_comms.StandardOutput: a capture of each handler's own thread's "
+        "printing, through one sys.stdout proxy while any handler runs",
+        why="overlapping comm handlers (JupyterLab 4.6's comms over subshells, ipykernel 7's "
+        "threads) left sys.stdout a stray StringIO: every later print() was lost",
+        buys="print() and the cell's output keep working in a notebook (a fix)",
+        checked={"pyviz_comms": "3.0", "ipykernel": "7.4"},
+        needs=("pyviz_comms:StandardOutput", "pyviz_comms:Comm._handle_msg"),
+        install=_install,
+        upstream="two pyviz_comms.Comm handlers overlapping on two threads (module docstring)",
+    )
+)

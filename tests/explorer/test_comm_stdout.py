@@ -52,7 +52,7 @@ def overlapped(first_leaves_first: bool, printed: list[str]) -> tuple[list, list
 @pytest.fixture
 def patched(monkeypatch):
     monkeypatch.setattr(pyviz_comms, "StandardOutput", pyviz_comms.StandardOutput)
-    assert comm_stdout.apply()
+    comm_stdout._install()
 
 
 @pytest.mark.parametrize("first_leaves_first", [True, False])
@@ -88,6 +88,10 @@ def test_without_the_patch_the_overlap_loses_stdout(monkeypatch):
     assert left is not cell  # a handler's StringIO stayed installed
 
 
-def test_apply_twice_is_one_patch(patched):
-    assert comm_stdout.apply()
+def test_the_patch_is_registered_and_installing_twice_is_one_patch(patched):
+    from explorer import patches
+
+    assert patches.get("comm_stdout").install is comm_stdout._install
+    comm_stdout._install()
     assert pyviz_comms.StandardOutput is comm_stdout.ThreadStandardOutput
+    assert comm_stdout.original is not comm_stdout.ThreadStandardOutput
