@@ -78,6 +78,7 @@ def ensure_extension() -> None:
     inline_pane_updates()
     pn.extension()
     _pages.add(page)
+    _loader_cells[page] = _running_cell[0]
 
 
 def repr_mimebundle(explorer, include=None, exclude=None):
@@ -98,6 +99,8 @@ def repr_mimebundle(explorer, include=None, exclude=None):
 EXEC_MIME = "application/vnd.holoviews_exec.v0+json"
 #: The root model ids of the explorer outputs each notebook cell (by its id) displayed.
 _outputs_of_cell: dict[str, list[str]] = {}
+#: The cell whose output carried Panel's JavaScript to each page (Jupyter session).
+_loader_cells: dict[str, str | None] = {}
 #: The cell the kernel is running now, as the front end named it.
 _running_cell: list[str | None] = [None]
 
@@ -112,6 +115,12 @@ def _on_pre_run_cell(info) -> None:
     """A cell runs again: its earlier outputs are cleared in the page, so forget them here."""
     cell = getattr(info, "cell_id", None)
     _running_cell[0] = cell
+    # The output that carried Panel's JavaScript to this page is cleared too: the next
+    # explorer displayed carries it again, so a notebook saved now still draws.
+    for page, loader in list(_loader_cells.items()):
+        if cell is not None and loader == cell:
+            _pages.discard(page)
+            del _loader_cells[page]
     for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
         forget_output(ref)
 
@@ -120,9 +129,15 @@ def _watch_cells() -> None:
     """Run :func:`_on_pre_run_cell` before every cell, once per kernel."""
     from IPython import get_ipython
 
-    events = get_ipython().events
-    if _on_pre_run_cell not in events.callbacks["pre_run_cell"]:
-        events.register("pre_run_cell", _on_pre_run_cell)
+    shell = get_ipython()
+    if _on_pre_run_cell not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", _on_pre_run_cell)
+        # Registered while a cell runs, after its own pre_run_cell: name it from the request.
+        try:
+            parent = shell.kernel.get_parent()
+        except Exception:  # pragma: no cover - an older ipykernel
+            parent = getattr(shell.kernel, "_parent_header", None) or {}
+        _running_cell[0] = (parent or {}).get("metadata", {}).get("cellId")
 
 
 def forget_output(ref: str) -> None:

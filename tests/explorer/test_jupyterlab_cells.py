@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 from playwright.sync_api import expect
-from test_jupyterlab import Jupyter, Offline, explorers, open_notebook
+from test_jupyterlab import CANVAS_INK, Jupyter, Offline, explorers, open_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +56,14 @@ def write_notebook(jupyter: Jupyter, name: str, sources: list[str]) -> str:
     }  # fmt: skip
     (jupyter.notebooks / name).write_text(json.dumps(nb))
     return name
+
+
+def saved_count(path, i: int) -> int | None:
+    """Cell ``i``'s execution count in the saved file (None while it is being written)."""
+    try:
+        return json.loads(path.read_text())["cells"][i]["execution_count"]
+    except (ValueError, KeyError, IndexError):
+        return None
 
 
 def kernel_idle(jupyter: Jupyter, name: str) -> bool:
@@ -184,5 +192,56 @@ def test_rerunning_an_explorer_cell_drops_the_views_that_are_gone(browser, jupyt
                 f"kernel grows {growth:.2f} MB a run: each display's HTML (0.55 MB) stays "
                 "referenced from outside Python's containers"
             )
+    finally:
+        offline.close()
+
+
+def test_a_notebook_saved_after_its_first_explorer_cell_ran_again_reopens_drawn(browser, jupyter):
+    # The first explorer's output carries Panel's JavaScript; running that cell again
+    # clears it. Saved then and reopened with no kernel running, every output must draw.
+    set_comms_over_subshells(jupyter, "perCommTarget")
+    name = write_notebook(
+        jupyter,
+        "saved.ipynb",
+        [
+            "import explorer",
+            "ex1 = explorer.Explorer(shape=(3, 4))\nex1",
+            "ex2 = explorer.Explorer(shape=(2, 3), ops='.transpose()')\nex2",
+        ],
+    )
+    offline = Offline(browser)
+    try:
+        page = open_notebook(offline, jupyter, name)
+        for i in (0, 1, 2, 1):
+            run_cell(page, jupyter, name, i)
+        expect(explorers(page)).to_have_count(2, timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".jp-InputPrompt").click()
+        page.keyboard.press("Control+s")
+        path = jupyter.notebooks / name
+        deadline = time.monotonic() + 30
+        while saved_count(path, 1) != 4:
+            assert time.monotonic() < deadline, "the notebook was not saved"
+            page.wait_for_timeout(200)
+        page.close()
+        for session in jupyter.sessions():
+            request = urllib.request.Request(
+                f"{jupyter.url}/api/sessions/{session['id']}", method="DELETE"
+            )
+            urllib.request.urlopen(request, timeout=20).close()
+    finally:
+        offline.close()
+    offline = Offline(browser)
+    try:
+        page = offline.page()
+        page.goto(f"{jupyter.url}/lab/tree/{name}?reset")
+        expect(explorers(page)).to_have_count(2, timeout=60_000)
+        for i, shape in enumerate(("(3, 4)", "(3, 2)")):
+            ex = explorers(page).nth(i)
+            expect(ex.locator(".candela-shape").first).to_have_text(shape, timeout=30_000)
+            inks = [c.evaluate(CANVAS_INK) for c in ex.locator("canvas").all()]
+            assert len(inks) >= 2 and min(inks) >= 2, f"explorer {i + 1}: canvas colours {inks}"
+        assert offline.blocked == []
+        missing = [e for e in offline.errors if "Bokeh" in e or "Panel" in e]
+        assert missing == [], missing
     finally:
         offline.close()
