@@ -23,7 +23,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ensure_extension", "in_notebook", "repr_mimebundle", "repr_text"]
+__all__ = [
+    "ensure_extension",
+    "forget_output",
+    "in_notebook",
+    "inline_stylesheets",
+    "repr_mimebundle",
+    "repr_text",
+]
 
 
 def in_notebook() -> bool:
@@ -79,6 +86,27 @@ def ensure_extension() -> None:
     pn.extension()
     _pages.add(page)
     _loader_cells[page] = _running_cell[0]
+
+
+def inline_stylesheets(model) -> None:
+    """Inline the stylesheets of a view's new models, as Panel does once they are displayed.
+
+    Panel inlines them (with ``pn.config.inline``) after adding the models to the
+    output's document, where every replaced list of stylesheets makes Bokeh
+    recompute the document's whole model graph: about 48 times a display, more
+    than half of the kernel's time to display an explorer. Done while the models
+    are in no document yet, each change is cheap and Panel finds nothing left to
+    change.
+    """
+    from bokeh.models import UIElement
+    from panel.config import config
+    from panel.io.notebook import patch_inline_stylesheets
+    from panel.io.state import state
+
+    if not config.inline or state._is_pyodide:
+        return
+    for submodel in model.select({"type": UIElement}):
+        patch_inline_stylesheets(submodel)
 
 
 def repr_mimebundle(explorer, include=None, exclude=None):
