@@ -115,11 +115,34 @@ def repr_mimebundle(explorer, include=None, exclude=None):
         return {"text/plain": repr_text(explorer)}, {}
     ensure_extension()
     bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
+    _add_still(explorer, bundle)
     try:
         _remember_output(bundle[1][EXEC_MIME]["id"])
     except (TypeError, KeyError, IndexError):  # pragma: no cover - not Panel's usual bundle
         pass
     return bundle
+
+
+def _add_still(explorer, bundle) -> None:
+    """A still SVG of the layout, for viewers that run no scripts (see :mod:`explorer.still`)."""
+    from .still import still_svg
+
+    try:
+        data = bundle[0]
+        svg = still_svg(explorer.layout, [repr_text(explorer), *_still_lines(explorer)])
+    except Exception:  # the live explorer matters more than its picture
+        return
+    data["image/svg+xml"] = svg
+    if isinstance(data.get("text/html"), str):
+        data["text/html"] += f"<noscript>{svg}</noscript>"
+
+
+def _still_lines(explorer) -> list[str]:
+    layout = explorer.layout
+    return [
+        f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
+        f"offset {layout.offset}  len {layout.len}",
+    ]
 
 
 # ---------------------------------------------------------------- outputs that are gone
