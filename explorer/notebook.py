@@ -83,7 +83,14 @@ def ensure_extension() -> None:
     if "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
     inline_pane_updates()
+    from panel.io.state import state
+
+    shown = set(state._views)
     pn.extension()
+    # Panel's extension displays outputs of its own (its browser_info model) in this
+    # cell: forgotten with the cell's other outputs when it runs again.
+    for ref in set(state._views) - shown:
+        _remember_output(ref)
     _pages.add(page)
     _loader_cells[page] = _running_cell[0]
 
