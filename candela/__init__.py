@@ -5,8 +5,11 @@ stride, the `adj_stride` iteration trick, offset and len. Views, slices,
 transposes, axis permutations and broadcasts are new layouts over the same
 buffer. A `Tensor` pairs a NumPy buffer with a layout so layouts address real
 values. NumPy's and PyTorch's words (reshape, permute, flip, unsqueeze,
-squeeze, expand, T, mT, contiguous) are there too, and every number a layout
-holds is exact: one outside int64 is refused where the layout is built.
+squeeze, expand, T, mT, contiguous, swapaxes, moveaxis/movedim, select,
+flatten/ravel, diagonal, unfold, as_strided, and `subscript` for NumPy's
+``a[...]``) are there too, taking a shape or axes either way (``reshape(2, 6)``
+or ``reshape((2, 6))``), and every number a layout holds is exact: one outside
+int64 is refused where the layout is built.
 candela depends on NumPy alone.
 
 >>> from candela import Layout, s
@@ -25,6 +28,7 @@ from .errors import (
     NonContiguousView,
     NotEnoughAxes,
     OpError,
+    RepeatedAxes,
     SliceOutOfBounds,
     ZeroRankShape,
 )
@@ -47,6 +51,7 @@ __all__ = [
     "CannotBroadcast",
     "NotEnoughAxes",
     "AxesOutOfBounds",
+    "RepeatedAxes",
     "SliceOutOfBounds",
     "IndexOutOfBounds",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "CannotBroadcast",
     "NotEnoughAxes",
     "AxesOutOfBounds",
+    "RepeatedAxes",
     "SliceOutOfBounds",
     "IndexOutOfBounds",
 ]
@@ -81,3 +82,7 @@ class SliceOutOfBounds(OpError, IndexError):
 
 class IndexOutOfBounds(OpError, IndexError):
     """An index past its axis."""
+
+
+class RepeatedAxes(AxesOutOfBounds):
+    """An axis named more than once where each may appear once (also an `AxesOutOfBounds`)."""

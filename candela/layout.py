@@ -3,8 +3,10 @@
 A layout is an immutable value: shape, stride, adj_stride, offset and len.
 Every derivation (view, slice, narrow, transpose, transpose_axes, broadcast,
 rotate_axis_innermost, and NumPy's and PyTorch's words: reshape, permute,
-flip, unsqueeze, squeeze, expand, T, mT) returns a new layout and copies
-nothing. Layouts are built in one place, `Layout._make`, which derives
+flip, unsqueeze, squeeze, expand, T, mT, swapaxes, moveaxis, select,
+flatten, diagonal, unfold, as_strided, and `subscript`, a NumPy subscript)
+returns a new layout and copies nothing. A shape or a list of axes is taken
+either way, as NumPy and PyTorch do: ``reshape(2, 6)`` or ``reshape((2, 6))``. Layouts are built in one place, `Layout._make`, which derives
 adj_stride and len from shape and stride and refuses any number outside
 int64 or any position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can
 never be internally inconsistent and nothing it computes can wrap (except
@@ -30,6 +32,7 @@ from .errors import (
     InvalidShape,
     NonContiguousView,
     NotEnoughAxes,
+    RepeatedAxes,
     SliceOutOfBounds,
 )
 from .slicing import RangesLike, format_ranges, resolve_range, to_ranges
@@ -250,21 +253,22 @@ class Layout:
 
     # -- zero-copy derivations ----------------------------------------------
 
-    def view(self, shape: T.ShapeLike) -> Layout:
+    def view(self, *shape: int | Sequence[int]) -> Layout:
         """The same elements as another shape (a reshape). Needs a contiguous layout.
 
-        One size may be ``-1``: it is inferred from the others, as NumPy and
-        PyTorch do. The element count is checked first, then contiguity; the
-        result has contiguous strides at the same offset.
+        The shape is one tuple or separate sizes (``view(3, -1)``). One size
+        may be ``-1``: it is inferred from the others, as NumPy and PyTorch
+        do. The element count is checked first, then contiguity; the result
+        has contiguous strides at the same offset.
 
-        >>> Layout((2, 3)).view((3, -1)).shape
-        (3, 2)
+        >>> Layout((2, 3)).view((3, -1)).shape, Layout((2, 3)).view(3, 2).shape
+        ((3, 2), (3, 2))
         >>> Layout((2, 3)).view((4, 4))
         Traceback (most recent call last):
         ...
         candela.errors.InvalidViewShape: cannot view 6 elements as shape (4, 4) (16 elements)
         """
-        dims = T.check_view_shape(shape, self._len)
+        dims = T.check_view_shape(T.one_or_many(shape), self._len)
         if not self.is_contiguous():
             raise NonContiguousView(
                 f"cannot view a non-contiguous layout (shape {self._shape}, stride "
@@ -274,13 +278,13 @@ class Layout:
             )
         return self._make(dims, T.contiguous_strides(dims), self._offset)
 
-    def reshape(self, shape: T.ShapeLike) -> Layout:
+    def reshape(self, *shape: int | Sequence[int]) -> Layout:
         """The same as `view` on a layout (a `Tensor` may copy where a view cannot).
 
-        >>> Layout((2, 3)).reshape(-1).shape
-        (6,)
+        >>> Layout((2, 3)).reshape(-1).shape, Layout((2, 3)).reshape(1, 6).shape
+        ((6,), (1, 6))
         """
-        return self.view(shape)
+        return self.view(*shape)
 
     def slice(self, ranges: RangesLike) -> Layout:
         """The sub-region one `SliceRange` per leading axis selects; the rank is kept.
@@ -340,27 +344,321 @@ class Layout:
         shape = self._shape[:axis] + (count,) + self._shape[axis + 1 :]
         return self._make(shape, self._stride, self._offset + begin * self._stride[axis])
 
-    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Layout:
-        """Reverse every axis, or with two arguments swap those two axes.
+    def transpose(self, *axes: int | Sequence[int]) -> Layout:
+        """Reverse every axis; or NumPy's permutation; or PyTorch's swap of two axes.
 
-        >>> Layout((2, 3, 4)).transpose().shape
-        (4, 3, 2)
-        >>> Layout((2, 3, 4)).transpose(0, 2).stride
+        - no axes: every axis reversed (``.T``);
+        - every axis listed, as one tuple or separately (``transpose(2, 0, 1)``,
+          ``transpose((2, 0, 1))``): NumPy's permutation, as `transpose_axes`;
+        - two axes on a layout of another rank (``transpose(0, 2)`` of a 3-D
+          layout): PyTorch's swap, as `swapaxes`. On a 2-D layout two axes
+          are the permutation, as in NumPy, so ``transpose(0, 1)`` changes
+          nothing there; the same axis twice is a swap that changes nothing.
+
+        >>> Layout((2, 3, 4)).transpose().shape, Layout((2, 3, 4)).transpose(2, 0, 1).shape
+        ((4, 3, 2), (4, 2, 3))
+        >>> Layout((2, 3, 4)).transpose(0, 2).stride, Layout((2, 3)).transpose(1, 0).stride
+        ((1, 4, 12), (1, 3))
+        """
+        if not axes:
+            return self._make(self._shape[::-1], self._stride[::-1], self._offset)
+        given = T.one_or_many(axes)
+        if given is not axes:
+            return self.transpose_axes(given)  # type: ignore[arg-type]
+        if len(axes) == 2 and (self.rank != 2 or self._same_axis(*axes)):
+            return self.swapaxes(*axes)  # type: ignore[arg-type]
+        if len(axes) == self.rank:
+            return self.transpose_axes(axes)  # type: ignore[arg-type]
+        raise NotEnoughAxes(
+            f"transpose({', '.join(map(str, axes))}): give no axes (reverse them all), all "
+            f"{T.count(self.rank, 'axis', 'axes')} (a permutation, as NumPy) or two to swap "
+            f"(as PyTorch), got {T.count(len(axes), 'axis', 'axes')}",
+            axes=axes,
+            rank=self.rank,
+        )
+
+    def _same_axis(self, a: object, b: object) -> bool:
+        try:
+            return T.canonical_axis(a, self.rank) == T.canonical_axis(b, self.rank)
+        except AxesOutOfBounds:
+            return False
+
+    def swapaxes(self, axis1: int, axis2: int) -> Layout:
+        """Swap two axes (NumPy's ``swapaxes``, PyTorch's two-axis ``transpose``).
+
+        >>> Layout((2, 3, 4)).swapaxes(0, -1).stride
         (1, 4, 12)
         """
-        if dim0 is None and dim1 is None:
-            return self._make(self._shape[::-1], self._stride[::-1], self._offset)
-        if dim0 is None or dim1 is None:
-            raise NotEnoughAxes(
-                f"transpose takes no axes (reverse all) or two, got dim0={dim0}, dim1={dim1}",
-                dim0=dim0,
-                dim1=dim1,
-            )
-        a = T.canonical_axis(dim0, self.rank, "transpose axis")
-        b = T.canonical_axis(dim1, self.rank, "transpose axis")
+        a = T.canonical_axis(axis1, self.rank, "swapaxes axis")
+        b = T.canonical_axis(axis2, self.rank, "swapaxes axis")
         axes = list(range(self.rank))
         axes[a], axes[b] = axes[b], axes[a]
         return self._permute(axes)
+
+    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Layout:
+        """Move axes to new places; the others keep their order (NumPy's ``moveaxis``).
+
+        `source` and `destination` are an int each or sequences of the same
+        length; negative axes count from the end. A repeated axis is
+        `RepeatedAxes`, sequences of different lengths `NotEnoughAxes`.
+
+        >>> Layout((2, 3, 4)).moveaxis(0, -1).shape, Layout((2, 3, 4)).moveaxis((0, 1), (2, 0)).shape
+        ((3, 4, 2), (3, 4, 2))
+        """
+        src = T.check_axes(source, self.rank, "moveaxis source")
+        dst = T.check_axes(destination, self.rank, "moveaxis destination")
+        if len(src) != len(dst):
+            raise NotEnoughAxes(
+                f"moveaxis source {source} and destination {destination} must name as many "
+                f"axes each, got {len(src)} and {len(dst)}",
+                source=source,
+                destination=destination,
+            )
+        return self._permute(T.moved_axes(self.rank, src, dst))
+
+    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Layout:
+        """PyTorch's name for `moveaxis`.
+
+        >>> Layout((2, 3, 4)).movedim(-1, 0).shape
+        (4, 2, 3)
+        """
+        return self.moveaxis(source, destination)
+
+    def select(self, dim: int, index: int) -> Layout:
+        """The sub-layout at `index` of axis `dim`, that axis dropped (PyTorch's ``select``).
+
+        ``select(d, i)`` is NumPy's ``a[:, .., i]`` (`i` on axis `d`). A
+        negative `dim` or `index` counts from the end. candela has no rank 0:
+        selecting from a rank-1 layout keeps one axis of size 1.
+
+        >>> Layout((3, 4)).select(1, -1).shape, Layout((3, 4)).select(1, -1).offset
+        ((3,), 3)
+        """
+        a = T.canonical_axis(dim, self.rank, "select dim")
+        n = self._shape[a]
+        i = T.as_int(index, "select index")
+        if not -n <= i < n:
+            raise IndexOutOfBounds(
+                f"select index {i} is out of range for axis {a} of size {n}",
+                index=i,
+                axis=a,
+                size=n,
+            )
+        offset = self._offset + (i % n) * self._stride[a]
+        if self.rank == 1:
+            return self._make((1,), self._stride, offset)
+        return self._make(
+            self._shape[:a] + self._shape[a + 1 :], self._stride[:a] + self._stride[a + 1 :], offset
+        )
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Layout:
+        """Axes `start_dim` .. `end_dim` (all, by default) merged into one, zero-copy.
+
+        NumPy's ``ravel`` (and PyTorch's ``flatten``) on a layout: a view
+        wherever strides can walk the merged axes in order (NumPy's
+        ``reshape`` rule, wider than `view`'s), else `NonContiguousView`;
+        a `Tensor` copies there instead, as NumPy and PyTorch do.
+
+        >>> from candela import s
+        >>> Layout((2, 3, 4)).flatten(1).shape, Layout((4, 6)).slice(s[:, ::2]).flatten(1).stride
+        ((2, 12), (6, 2))
+        """
+        target = self._flattened(start_dim, end_dim)
+        if self.is_contiguous():
+            return self.view(target)
+        stride = T.nocopy_reshape_strides(self._shape, self._stride, target)
+        if stride is None:
+            raise NonContiguousView(
+                f"cannot flatten shape {self._shape} with stride {self._stride} to {target} "
+                "without a copy: its axes do not walk in row-major order (as_contiguous first)",
+                shape=target,
+                layout=self,
+            )
+        return self._make(target, stride, self._offset)
+
+    def ravel(self) -> Layout:
+        """NumPy's name for `flatten` of every axis.
+
+        >>> Layout((2, 3)).ravel().shape
+        (6,)
+        """
+        return self.flatten()
+
+    def _flattened(self, start_dim: int, end_dim: int) -> tuple[int, ...]:
+        a = T.canonical_axis(start_dim, self.rank, "flatten start_dim")
+        b = T.canonical_axis(end_dim, self.rank, "flatten end_dim")
+        if a > b:
+            raise AxesOutOfBounds(
+                f"flatten start_dim {start_dim} (axis {a}) comes after end_dim {end_dim} "
+                f"(axis {b})",
+                axis=a,
+                rank=self.rank,
+            )
+        return self._shape[:a] + (T.prod(self._shape[a : b + 1]),) + self._shape[b + 1 :]
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Layout:
+        """The diagonal of axes `dim1`, `dim2` as one axis appended last (NumPy's, PyTorch's).
+
+        Its stride is ``stride[dim1] + stride[dim2]``; `offset` > 0 starts
+        above the main diagonal (at ``(0, offset)``), < 0 below it. A
+        diagonal outside the matrix is an axis of size 0.
+
+        >>> d = Layout((3, 4)).diagonal()
+        >>> d.shape, d.stride, Layout((3, 4)).diagonal(1).positions().tolist()
+        ((3,), (5,), [1, 6, 11])
+        """
+        if self.rank < 2:
+            raise NotEnoughAxes(
+                f"diagonal needs 2 axes at least, the layout has "
+                f"{T.count(self.rank, 'axis', 'axes')}",
+                rank=self.rank,
+            )
+        a = T.canonical_axis(dim1, self.rank, "diagonal dim1")
+        b = T.canonical_axis(dim2, self.rank, "diagonal dim2")
+        if a == b:
+            raise RepeatedAxes(
+                f"diagonal dim1 {dim1} and dim2 {dim2} are the same axis {a}",
+                axes=(dim1, dim2),
+                axis=a,
+                rank=self.rank,
+            )
+        k = T.as_int(offset, "diagonal offset")
+        i, j, length = T.diagonal_start(self._shape, k, a, b)
+        keep = [d for d in range(self.rank) if d not in (a, b)]
+        return self._make(
+            tuple(self._shape[d] for d in keep) + (length,),
+            tuple(self._stride[d] for d in keep) + (self._stride[a] + self._stride[b],),
+            self._offset + i * self._stride[a] + j * self._stride[b],
+        )
+
+    def unfold(self, dim: int, size: int, step: int) -> Layout:
+        """PyTorch's sliding windows: axis `dim` becomes the windows, a last axis of `size`.
+
+        Axis `dim` of size n becomes ``(n - size) // step + 1`` windows with
+        its stride times `step`; a new last axis of `size` keeps its old
+        stride. NumPy's ``sliding_window_view(a, size, axis=dim)`` is the
+        same for `step` 1. `size` beyond the axis, or `step` < 1, is
+        `InvalidShape`.
+
+        >>> w = Layout(6).unfold(0, 3, 2)
+        >>> w.shape, w.stride, w.positions().tolist()
+        ((2, 3), (2, 1), [0, 1, 2, 2, 3, 4])
+        """
+        a = T.canonical_axis(dim, self.rank, "unfold dim")
+        n = self._shape[a]
+        width = T.as_int(size, "unfold size")
+        hop = T.as_int(step, "unfold step")
+        if not 0 <= width <= n or hop < 1:
+            raise InvalidShape(
+                f"unfold(dim={dim}, size={size}, step={step}) does not fit axis {a} of size {n}: "
+                f"it needs 0 <= size <= {n} and step >= 1",
+                axis=a,
+                size=width,
+                step=hop,
+            )
+        return self._make(
+            self._shape[:a] + ((n - width) // hop + 1,) + self._shape[a + 1 :] + (width,),
+            self._stride[:a]
+            + (self._stride[a] * hop,)
+            + self._stride[a + 1 :]
+            + (self._stride[a],),
+            self._offset,
+        )
+
+    def as_strided(
+        self, shape: T.ShapeLike, stride: T.ShapeLike, offset: int | None = None
+    ) -> Layout:
+        """Any shape and stride over the same buffer, from `offset` (this one's, by default).
+
+        NumPy's ``as_strided`` and PyTorch's: nothing is checked but range. A
+        position outside ``0 .. 2**63-1`` is `InvalidShape` naming it; a
+        `Tensor` refuses any position outside its buffer.
+
+        >>> Layout(6).as_strided((4, 3), (1, 1)).positions().tolist()[:6]
+        [0, 1, 2, 1, 2, 3]
+        >>> Layout(6).as_strided((2,), (-1,))
+        Traceback (most recent call last):
+        ...
+        candela.errors.InvalidShape: shape (2,) with stride (-1,) and offset 0 reaches position -1: positions must be >= 0 (raise the offset)
+        """
+        dims = T.check_shape(shape)
+        strides = T.check_stride(stride, dims)
+        start = self._offset if offset is None else T.check_offset(offset)
+        return self._make(dims, strides, start)
+
+    def subscript(self, key: object) -> Layout:
+        """What NumPy's ``a[key]`` selects (basic indexing), zero-copy.
+
+        An integer selects and drops its axis, a slice keeps it (bounds
+        clipped, as Python's; a negative step flips), ``None`` inserts an
+        axis of size 1, ``...`` stands for the axes not named. Unlike `slice`
+        (candela's rule: an integer keeps its axis). candela has no rank 0:
+        a key that drops every axis leaves one of size 1.
+
+        >>> l = Layout((3, 4))
+        >>> l.subscript((slice(1, None), slice(None, None, -2))).positions().tolist()
+        [7, 5, 11, 9]
+        >>> l.subscript((Ellipsis, 0)).shape, l.subscript((None, 1)).shape
+        ((3,), (1, 4))
+        """
+        items = key if isinstance(key, tuple) else (key,)
+        named = sum(1 for k in items if k is not None and k is not Ellipsis)
+        if sum(1 for k in items if k is Ellipsis) > 1:
+            raise IndexOutOfBounds(
+                f"subscript {_key_text(items)} has more than one `...`", index=key
+            )
+        if named > self.rank:
+            raise IndexOutOfBounds(
+                f"subscript {_key_text(items)} names {T.count(named, 'axis', 'axes')} but the "
+                f"layout has {T.count(self.rank, 'axis', 'axes')}",
+                index=key,
+                rank=self.rank,
+            )
+        if Ellipsis not in items:
+            items = items + (Ellipsis,)
+        shape: list[int] = []
+        stride: list[int] = []
+        offset = self._offset
+        axis = 0
+        for k in items:
+            if k is None:
+                shape.append(1)
+                stride.append(
+                    self._stride[axis] * max(self._shape[axis], 1) if axis < self.rank else 1
+                )
+            elif k is Ellipsis:
+                for _ in range(self.rank - named):
+                    shape.append(self._shape[axis])
+                    stride.append(self._stride[axis])
+                    axis += 1
+            elif isinstance(k, slice):
+                n, st = self._shape[axis], self._stride[axis]
+                try:
+                    picked = range(n)[k]
+                except (TypeError, ValueError) as error:
+                    raise SliceOutOfBounds(
+                        f"slice {_key_text((k,))} on axis {axis}: {error}", axis=axis, key=k
+                    ) from None
+                if len(picked):
+                    offset += picked.start * st
+                shape.append(len(picked))
+                stride.append(st * picked.step)
+                axis += 1
+            else:
+                n = self._shape[axis]
+                i = T.as_int(k, "an index")
+                if not -n <= i < n:
+                    raise IndexOutOfBounds(
+                        f"index {i} is out of range for axis {axis} of size {n}",
+                        index=i,
+                        axis=axis,
+                        size=n,
+                    )
+                offset += (i % n) * self._stride[axis]
+                axis += 1
+        if not shape:  # every axis dropped: the last stays, with size 1 (as `select` keeps it)
+            return self._make((1,), self._stride[-1:], offset)
+        return self._make(tuple(shape), tuple(stride), offset)
 
     def transpose_axes(self, axes: Sequence[int]) -> Layout:
         """Reorder the axes: axis ``i`` of the result is axis ``axes[i]`` of this one.
@@ -406,8 +704,8 @@ class Layout:
         given = axes[0] if len(axes) == 1 and hasattr(axes[0], "__len__") else axes
         return self.transpose_axes(given)  # type: ignore[arg-type]
 
-    def flip(self, axes: int | Sequence[int] | None = None) -> Layout:
-        """Reverse the given axes (an int or a tuple; None: every axis), zero-copy.
+    def flip(self, *axes: int | Sequence[int] | None) -> Layout:
+        """Reverse the given axes (ints, or one tuple; none or None: every axis), zero-copy.
 
         Each flipped stride is negated and the offset moves to the old last
         element along that axis, as ``s[::-1]`` does. A repeated axis is
@@ -416,8 +714,11 @@ class Layout:
         >>> f = Layout((3, 4)).flip(1)
         >>> f.stride, f.offset, f.positions().tolist()[:4]
         ((4, -1), 3, [3, 2, 1, 0])
+        >>> Layout((3, 4)).flip(0, 1) == Layout((3, 4)).flip((0, 1)) == Layout((3, 4)).flip()
+        True
         """
-        which = T.check_axes(axes, self.rank, "flip axis")
+        given = None if axes in ((), (None,)) else T.one_or_many(axes)
+        which = T.check_axes(given, self.rank, "flip axis")
         stride, offset = T.flipped(self._shape, self._stride, self._offset, which)
         return self._make(self._shape, stride, offset)
 
@@ -778,7 +1079,24 @@ class Layout:
                 f"{T.count(self.rank, 'axis', 'axes')}",
                 rank=self.rank,
             )
-        return self.transpose(-2, -1)
+        return self.swapaxes(-2, -1)
+
+
+def _key_text(items: tuple) -> str:
+    """A subscript as it is typed: ``[1:, ::-2]``."""
+
+    def one(k: object) -> str:
+        if k is None:
+            return "None"
+        if k is Ellipsis:
+            return "..."
+        if isinstance(k, slice):
+            text = ("" if k.start is None else str(k.start)) + ":"
+            text += "" if k.stop is None else str(k.stop)
+            return text + ("" if k.step is None else f":{k.step}")
+        return repr(k)
+
+    return "[" + ", ".join(one(k) for k in items) + "]"
 
 
 def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:

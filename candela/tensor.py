@@ -192,8 +192,8 @@ class Tensor:
 
     # -- zero-copy derivations over the same buffer -------------------------
 
-    def view(self, shape: T.ShapeLike) -> Tensor:
-        return self._with(self._layout.view(shape))
+    def view(self, *shape: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.view(*shape))
 
     def slice(self, ranges: RangesLike) -> Tensor:
         return self._with(self._layout.slice(ranges))
@@ -201,8 +201,67 @@ class Tensor:
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         return self._with(self._layout.narrow(dim, start, length))
 
-    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Tensor:
-        return self._with(self._layout.transpose(dim0, dim1))
+    def transpose(self, *axes: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.transpose(*axes))
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
+        return self._with(self._layout.swapaxes(axis1, axis2))
+
+    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.moveaxis(source, destination))
+
+    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        return self._with(self._layout.movedim(source, destination))
+
+    def select(self, dim: int, index: int) -> Tensor:
+        return self._with(self._layout.select(dim, index))
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return self._with(self._layout.diagonal(offset, dim1, dim2))
+
+    def unfold(self, dim: int, size: int, step: int) -> Tensor:
+        return self._with(self._layout.unfold(dim, size, step))
+
+    def subscript(self, key: object) -> Tensor:
+        return self._with(self._layout.subscript(key))
+
+    def as_strided(
+        self, shape: T.ShapeLike, stride: T.ShapeLike, offset: int | None = None
+    ) -> Tensor:
+        """Any shape and stride over this buffer; refused where a position falls outside it.
+
+        The message names the first position outside ``0 .. len(buffer)-1``
+        and the index that reaches it.
+
+        >>> Tensor.arange(6).as_strided((4, 3), (1, 1)).tolist()[-1]
+        [3, 4, 5]
+        >>> Tensor.arange(6).as_strided((4, 3), (1, 2))
+        Traceback (most recent call last):
+        ...
+        candela.errors.InvalidShape: as_strided(shape (4, 3), stride (1, 2), offset 0) reaches position 7 at index (3, 2), outside the buffer of 6 elements (positions 0..5)
+        """
+        dims = T.check_shape(shape)
+        strides = T.check_stride(stride, dims)
+        start = self._layout.offset if offset is None else T.check_offset(offset)
+        size = self._buffer.shape[0]
+        if 0 not in dims:
+            lo, hi = T.position_bounds(dims, strides, start)
+            if lo < 0 or hi >= size:
+                low = lo < 0  # the low end is the one outside
+                index = tuple((n - 1 if (st < 0) == low else 0) for n, st in zip(dims, strides))
+                raise InvalidShape(
+                    f"as_strided(shape {dims}, stride {strides}, offset {start}) reaches "
+                    f"position {lo if low else hi} at index {index}, outside the buffer of "
+                    f"{size} elements (positions 0..{size - 1})",
+                    shape=dims,
+                    stride=strides,
+                    offset=start,
+                    position=lo if low else hi,
+                    index=index,
+                    buffer_len=size,
+                )
+        layout = self._layout.as_strided(dims, strides, start)
+        return self._with(layout)
 
     def transpose_axes(self, axes: Sequence[int]) -> Tensor:
         return self._with(self._layout.transpose_axes(axes))
@@ -216,8 +275,8 @@ class Tensor:
     def permute(self, *axes: int | Sequence[int]) -> Tensor:
         return self._with(self._layout.permute(*axes))
 
-    def flip(self, axes: int | Sequence[int] | None = None) -> Tensor:
-        return self._with(self._layout.flip(axes))
+    def flip(self, *axes: int | Sequence[int] | None) -> Tensor:
+        return self._with(self._layout.flip(*axes))
 
     def unsqueeze(self, axis: int) -> Tensor:
         return self._with(self._layout.unsqueeze(axis))
@@ -228,8 +287,10 @@ class Tensor:
     def expand(self, *sizes: int | Sequence[int]) -> Tensor:
         return self._with(self._layout.expand(*sizes))
 
-    def reshape(self, shape: T.ShapeLike) -> Tensor:
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """The same elements as `shape` (one ``-1`` inferred): a view where strides can say it.
+
+        The shape is one tuple or separate sizes (``reshape(2, -1)``).
 
         NumPy's rule: a contiguous tensor is viewed (`view`); otherwise the
         runs of axes that the new shape splits or merges must each be
@@ -248,13 +309,26 @@ class Tensor:
         ([0, 6, 12, 18, 2], False)
         """
         layout = self._layout
-        dims = T.check_view_shape(shape, layout.len)
+        dims = T.check_view_shape(T.one_or_many(shape), layout.len)
         if layout.is_contiguous():
             return self._with(layout.view(dims))
         stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims)
         if stride is not None:
             return self._with(Layout.from_strided(dims, stride, layout.offset))
         return self.as_contiguous().view(dims)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Axes `start_dim` .. `end_dim` merged into one: a view where strides allow, else a copy.
+
+        >>> t = Tensor.arange((2, 3))
+        >>> t.flatten().buffer is t.buffer, np.shares_memory(t.T.flatten().buffer, t.buffer)
+        (True, False)
+        """
+        return self.reshape(self._layout._flattened(start_dim, end_dim))
+
+    def ravel(self) -> Tensor:
+        """NumPy's name for `flatten` of every axis (a copy only where a view cannot be)."""
+        return self.flatten()
 
     # -- copies and conversions ---------------------------------------------
 
@@ -312,7 +386,9 @@ class Tensor:
         idx = index if isinstance(index, tuple) else (index,)
         if any(isinstance(i, slice) for i in idx):
             raise IndexOutOfBounds(
-                f"t[{index!r}] selects one element; use .slice(s[...]) for a range", index=idx
+                f"t[{index!r}] selects one element; use .subscript(...) (NumPy's a[...]) or "
+                ".slice(s[...]) for a range",
+                index=idx,
             )
         return self._buffer[self._layout.flat_index(idx)].item()
 

@@ -11,7 +11,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from .errors import AxesOutOfBounds, CannotBroadcast, InvalidShape, InvalidViewShape, ZeroRankShape
+from .errors import (
+    AxesOutOfBounds,
+    CannotBroadcast,
+    InvalidShape,
+    InvalidViewShape,
+    RepeatedAxes,
+    ZeroRankShape,
+)
 
 Shape = tuple[int, ...]
 ShapeLike = int | Sequence[int]
@@ -193,6 +200,45 @@ def nocopy_reshape_strides(
     return tuple(new_stride)
 
 
+def one_or_many(args: tuple) -> object:
+    """What a call taking a shape or axes either way was given: ``f(2, 3)`` or ``f((2, 3))``.
+
+    >>> one_or_many((2, 3)), one_or_many(((2, 3),)), one_or_many((4,))
+    ((2, 3), (2, 3), (4,))
+    """
+    if len(args) == 1 and hasattr(args[0], "__len__") and not isinstance(args[0], (str, bytes)):
+        return args[0]
+    return args
+
+
+def diagonal_start(shape: Sequence[int], offset: int, dim1: int, dim2: int) -> tuple[int, int, int]:
+    """``(i, j)`` where diagonal `offset` starts on axes dim1, dim2, and its length (NumPy's).
+
+    Offset ``k >= 0`` starts at ``(0, k)``, ``k < 0`` at ``(-k, 0)``; the
+    length is what fits in both axes, 0 when nothing does.
+
+    >>> diagonal_start((3, 4), 1, 0, 1), diagonal_start((3, 4), -2, 0, 1), diagonal_start((3, 4), 9, 0, 1)
+    ((0, 1, 3), (2, 0, 1), (0, 0, 0))
+    """
+    i, j = (0, offset) if offset >= 0 else (-offset, 0)
+    length = max(0, min(shape[dim1] - i, shape[dim2] - j))
+    return (i, j, length) if length else (0, 0, 0)
+
+
+def moved_axes(rank: int, source: Sequence[int], destination: Sequence[int]) -> list[int]:
+    """The permutation NumPy's ``moveaxis`` makes: `source` axes land at `destination`.
+
+    The other axes keep their order in the places left.
+
+    >>> moved_axes(4, (0,), (2,)), moved_axes(3, (0, 1), (2, 0))
+    ([1, 2, 0, 3], [1, 2, 0])
+    """
+    order = [a for a in range(rank) if a not in source]
+    for dst, src in sorted(zip(destination, source)):
+        order.insert(dst, src)
+    return order
+
+
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, singular or plural: ``count(1, "axis", "axes") == "1 axis"``."""
     return f"{n} {one if n == 1 else many}"
@@ -301,7 +347,7 @@ def check_axes(axes: object, rank: int, what: str = "axis") -> tuple[int, ...]:
     out = tuple(canonical_axis(a, rank, what) for a in given)
     for k, a in enumerate(out):
         if a in out[:k]:
-            raise AxesOutOfBounds(
+            raise RepeatedAxes(
                 f"{what}: {given} names axis {a} more than once", axes=given, axis=a, rank=rank
             )
     return out

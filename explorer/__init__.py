@@ -9,7 +9,7 @@ Panel at all.
 
 from __future__ import annotations
 
-__all__ = ["Explorer", "show"]
+__all__ = ["Explorer", "compare", "show"]
 
 
 def __getattr__(name: str):
@@ -21,4 +21,8 @@ def __getattr__(name: str):
         from .jupyter import show
 
         return show
+    if name == "compare":  # explorer.compare(a, b): two views of one buffer
+        from .jupyter import compare
+
+        return compare
     raise AttributeError(f"module 'explorer' has no attribute {name!r}")

@@ -26,14 +26,26 @@ import panel as pn
 
 # Absolute imports: `panel serve explorer/app.py` runs this file outside its package.
 from explorer.classroom import Classroom
+from explorer.code import numpy_code, torch_code
+from explorer.code_panel import code_html
 from explorer.editor import Editor
+from explorer.enter_box import EnterBox
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.notebook import inline_stylesheets, repr_mimebundle
-from explorer.quick import QuickHTML
+from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
-from explorer.style import CSS, PRESENTER_CLASS, legend_html, title_html
+from explorer.style import (
+    CSS,
+    PRESENTER_CLASS,
+    THEME_CLASSES,
+    THEME_CSS,
+    legend_html,
+    theme_classes,
+    title_html,
+)
+from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
@@ -45,6 +57,8 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
 CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+#: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
+FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 
 
 class _Root(pn.Row):
@@ -85,11 +99,16 @@ class _View:
         f = self.figures
         self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
         self.traversal = pn.pane.Bokeh(f.traversal)
+        scroll = {"overflow": "auto", "max-width": "100%"}
+        #: The second view (``compare``): built the first time there is one (its models
+        #: cost every page that never compares), then beside the first grid.
+        self.compare: CompareView | None = None
+        self.compare_column: pn.Column | None = None
         views = pn.Column(
             ex.logical_heading,
-            pn.Column(self.plots[0], styles={"overflow": "auto", "max-width": "100%"}),
+            pn.Column(self.plots[0], styles=scroll),
             ex.buffer_heading,
-            pn.Column(self.plots[1], styles={"overflow": "auto", "max-width": "100%"}),
+            pn.Column(self.plots[1], styles=scroll),
             ex.legend,
             self.traversal,
             ex.summary_pane,
@@ -105,7 +124,8 @@ class _View:
             ex.controls,
             views,
             ex.lesson_area,
-            css_classes=["candela-explorer"],
+            css_classes=["candela-explorer", *theme_classes(ex.theme)],
+            stylesheets=[THEME_CSS],  # the colours, light or dark, every pane inherits
             sizing_mode="stretch_width",
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
@@ -116,6 +136,30 @@ class _View:
         owner = weakref.ref(ex)
         self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)
         self.root._on_shown = lambda: (e := owner()) is not None and e._keep_view(self)
+
+    def ensure_compare(self, ex: Explorer) -> CompareView:
+        """The second view's models and column, built (and put beside the grid) once."""
+        if self.compare is None:
+            scroll = {"overflow": "auto", "max-width": "100%"}
+            self.compare = CompareView(self.figures)
+            self.compare_column = pn.Column(
+                ex.compare_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+                ex.lane_heading,
+                pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+                ex.compare_fields,
+                css_classes=["candela-compare-views"],
+                styles={"flex": "1 1 240px", "min-width": "0"},
+            )
+            # The first grid and the second side by side, wrapping on a narrow screen.
+            self.views[1] = pn.Row(
+                self.views[1],
+                self.compare_column,
+                sizing_mode="stretch_width",
+                styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
+            )
+            self.drawn[0] = self.views[1]
+        return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
         """Presenter mode puts the lesson first, where a projector shows it; else the tools."""
@@ -139,26 +183,31 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.keys = Keys(sizing_mode="stretch_width")
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
+        self.keys.on_room = self._on_room
         #: The lesson panel and the keyboard help: the page's right-hand column.
         self.lesson_area = self.classroom.panel
         self.lesson_area.param.update(
             objects=[*self.lesson_area.objects, self.keys],
             width=LESSON_WIDTH,
-            sizing_mode=None,  # its own width, as wide in every layout
+            sizing_mode=None,  # its own width, as wide in every layout (or the screen)
+            styles={**self.lesson_area.styles, **FIT_SCREEN},
             css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
         )
         self._views: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
         self.param.watch(self._on_columns, ["columns"])
+        self.param.watch(self._on_compare, ["compare_result", "compare"])
         self.param.watch(self._on_unit, ["unit"])
         self.param.watch(self._show_error, ["error"])
         self.param.watch(self._apply_view_state, ["presenter", "concealed"])
+        self.param.watch(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
         self._show_error()
         self._render_text()
+        self._render_compare_text()
         self._apply_view_state()
         self._built = True
 
@@ -173,7 +222,26 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     @property
     def editing_parts(self) -> list:
         """What presenter mode hides: the editing tools a projected lesson does not need."""
-        return self.editor.editing_parts
+        return [*self.editor.editing_parts, self.compare_input]
+
+    @property
+    def numpy_code(self) -> str:
+        """The state on show as runnable NumPy code: ``x = np.arange(...)...``, ``y = ...``.
+
+        Run, ``y`` has this explorer's shape, strides, offset and values.
+
+        >>> print(Explorer(shape=(3, 4), ops=".T[::2]").numpy_code)
+        import numpy as np
+        <BLANKLINE>
+        x = np.arange(12).reshape(3, 4)
+        y = x.T[::2]
+        """
+        return numpy_code(self.result)
+
+    @property
+    def torch_code(self) -> str:
+        """The state on show as runnable PyTorch code, in PyTorch's documented words."""
+        return torch_code(self.result)
 
     def open_url(self, search: str | None = None, location=None) -> str | None:
         """Show the state a query string names, as a link would; returns any message.
@@ -220,7 +288,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
         self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.summary_pane = pn.pane.Markdown(
+        self.summary_pane = InlineMarkdown(
             "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
         )
         self.buffer_heading = QuickHTML("", stylesheets=[CSS])
@@ -233,22 +301,47 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         from explorer.export import download_button  # the offline page of the current state
 
         self.download_button = download_button(self, align="end", width=120)
+        #: The second pipeline over the same tensor (``compare``), and its view's text.
+        self.compare_input = EnterBox(
+            label="compare: a second pipeline (Enter)",
+            value=self.compare,
+            placeholder=".T",
+            css_classes=["candela-compare-input"],
+            sizing_mode="stretch_width",
+            min_width=260,
+            stylesheets=[CSS],
+        )
+        self.compare_input.param.watch(self._on_compare_input, "value")
+        self.compare_heading = QuickHTML("", stylesheets=[CSS])
+        self.lane_heading = QuickHTML("", stylesheets=[CSS])
+        self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
+        # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
+        narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}
         self.controls = pn.Column(
-            pn.Row(ed.shape_input, ed.unit_select, self.download_button),
-            pn.Row(ed.ops_input, ed.undo_button, ed.reset_button, sizing_mode="stretch_width"),
+            pn.Row(ed.shape_input, ed.unit_select, self.download_button, styles=narrow),
+            pn.Row(
+                ed.ops_input,
+                ed.undo_button,
+                ed.reset_button,
+                sizing_mode="stretch_width",
+                styles=narrow,
+            ),  # fmt: skip
+            self.compare_input,
             self.error_pane,
             *ed.builder,
             self.fields_pane,
             *ed.step_view,
             width=CONTROLS_WIDTH,
             css_classes=["candela-controls"],
+            styles=FIT_SCREEN,
         )
 
     def _new_view(self) -> _View:
         view = _View(self)
         self._views.append(view)
         self._draw(view)
+        self._draw_compare(view)
         view.figures.set_scale(PRESENTER_SCALE if self.presenter else 1.0)
         return view
 
@@ -283,10 +376,106 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         with pn.io.hold():  # the whole redraw reaches the browser as one message
             for view in self._views:
                 self._draw(view)
+                if self.compare_result is not None:
+                    self._draw_compare(view)  # the lane shows what the first view reads
             self._render_text()
+            if self.compare_result is not None:
+                self._render_compare_text()
+
+    def _on_compare_input(self, event) -> None:
+        if event.new != self.compare:
+            self.compare = event.new
+
+    def _on_compare(self, *events) -> None:
+        if self.compare_input.value != self.compare:
+            self.compare_input.value = self.compare
+        if any(e.name == "compare_result" for e in events):
+            with pn.io.hold():
+                for view in self._views:
+                    self._draw_compare(view)
+                self._render_compare_text()
+
+    def _draw_compare(self, view: _View) -> None:
+        other = self.compare_result
+        if other is None:
+            if view.compare_column is not None:
+                view.compare_column.visible = False
+            return
+        view.ensure_compare(self)
+        # Hidden while a question waits, as the fields are: its grid, lane and fields
+        # could answer it.
+        view.compare_column.visible = not self.concealed
+        from explorer.columns import columns_for
+
+        try:
+            with pn.io.unlocked():
+                view.compare.render(
+                    self.result.tensor, columns_for(other.tensor), other.layout, other.tensor,
+                    self.unit,
+                )  # fmt: skip
+        except Exception as exc:  # a bug must not take the page down
+            log.warning("drawing the second view failed: %s: %s", type(exc).__name__, exc)
+            self.show_error(f"could not draw the second view ({type(exc).__name__}: {exc})")
+
+    def _render_compare_text(self) -> None:
+        other = self.compare_result
+        if other is None:
+            # No second set of field classes on the page while there is no second view.
+            for pane in (self.compare_heading, self.lane_heading, self.compare_fields):
+                pane.object = ""
+            return
+        self.compare_heading.object = (
+            f'<div class="candela-heading">second view (B): <code>{html.escape(other.ops)}'
+            f'</code> <span class="candela-legend">shape {tuple(other.layout.shape)}; '
+            "hover a cell to see the cells linked to it in both views</span></div>"
+        )
+        counts = summary(alias_columns(self.result.tensor, other.tensor))
+        legend = " · ".join(
+            f'<span style="color:{KINDS[k][0]}">■</span> {words}: {counts[k]}'
+            for k, words in (
+                ("first", "A only"),
+                ("second", "B only"),
+                ("both", "both, aliased"),
+                ("neither", "neither"),
+            )
+        )
+        copy = (
+            ""
+            if other.tensor.buffer is self.result.tensor.buffer
+            else " — a step copied: the two views read different buffers; this lane is A's"
+        )
+        self.lane_heading.object = (
+            f'<div class="candela-heading">one buffer, two views{copy} '
+            f'<span class="candela-legend candela-compare-legend">{legend}</span></div>'
+        )
+        self.compare_fields.object = (
+            '<div class="candela-compare">'
+            + FIELDS_HEADING.replace("fields", "fields of B")
+            + fields_html(other.layout, self.unit, copied=other.copied)
+            + "</div>"
+        )
+
+    def _on_theme(self, event) -> None:
+        # Light, dark, or (none) following the system or the notebook: theme.css.
+        for view in self._views:
+            classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
+            view.root.css_classes = classes + theme_classes(self.theme)
+
+    def _on_room(self, width: int, height: int) -> None:
+        # A page says how much room its figures have: its own views' cells sized to it
+        # (an explorer shown on two pages has a view in each, each page its own room).
+        doc = pn.state.curdoc
+        with pn.io.hold():
+            for view in self._views:
+                shown_in = view.figures.logical_figure.document
+                if doc is not None and shown_in is not None and shown_in is not doc:
+                    continue
+                with pn.io.unlocked():
+                    view.figures.set_room(width, height)
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
+            self._render_compare_text()
             self._render_text()
             for view in self._views:
                 with pn.io.unlocked():
@@ -319,22 +508,32 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         summary = bool(cols.summary)
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
+        shape = tuple(result.layout.shape)
+        cells = len(result.tensor.buffer)
+        if summary:  # the numbers below, no cells: the headings say so
+            grid = f"shape {shape}: {result.layout.len:,} elements, too many to draw one by one"
+            lane = f"{cells:,} cells: the numbers of its walk are below"
+        else:
+            grid = f"shape {shape}: each cell shows its value and @ the buffer position it reads"
+            lane = f"{cells} cells, {cols.buffer_cols} per row; ×n: read n times"
         self.logical_heading.object = (
-            '<div class="candela-heading">logical grid '
-            f'<span class="candela-legend">shape {tuple(result.layout.shape)}: each cell shows '
-            "its value and @ the buffer position it reads</span></div>"
+            f'<div class="candela-heading">logical grid <span class="candela-legend">{grid}'
+            "</span></div>"
         )
         copy = " — a new packed copy; positions index the copy" if result.copied else ""
         self.buffer_heading.object = (
             f'<div class="candela-heading">memory buffer{copy} '
-            f'<span class="candela-legend">{len(result.tensor.buffer)} cells, '
-            f"{cols.buffer_cols} per row; ×n: read n times</span></div>"
+            f'<span class="candela-legend">{lane}</span></div>'
         )
         self._render_fields()
 
     def _render_fields(self) -> None:
-        self.fields_pane.object = FIELDS_HEADING + fields_html(
-            self.layout, self.unit, copied=self.result.copied
+        # The code panel shares the fields' pane (and is hidden with them while a
+        # question waits): a pane of its own would cost every page more models.
+        self.fields_pane.object = (
+            FIELDS_HEADING
+            + fields_html(self.layout, self.unit, copied=self.result.copied)
+            + code_html(self.numpy_code, self.torch_code)
         )
 
     def _show_error(self, *events) -> None:
@@ -345,7 +544,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         """Presenter mode and concealment, applied whole from the state each time."""
         on, hidden = bool(self.presenter), bool(self.concealed)
         with pn.io.hold():
-            for part in self.editor.editing_parts:
+            for part in self.editing_parts:
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
@@ -357,6 +556,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if on or len(classes) != len(obj.css_classes):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             for view in self._views:
+                if view.compare_column is not None:
+                    view.compare_column.visible = self.compare_result is not None and not hidden
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
@@ -368,6 +569,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _styled_objects(self) -> list:
         roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
+        roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []
@@ -422,12 +624,14 @@ def app() -> pn.viewable.Viewable:
     URL once it has one (:func:`open_page`).
     """
     from explorer.export import page_icons
+    from explorer.style import panel_page_template
 
     ex = Explorer()
     doc = pn.state.curdoc
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
         doc.template_variables.update(page_icons())
+        doc.template = panel_page_template()
         if _served():
             open_page(doc)
     return ex.__panel__()
@@ -442,6 +646,11 @@ def open_page(doc) -> None:
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
         ex.open_url(location=pn.state.location)
+        if ex.url.corrected:
+            # The browser sends its own URL once the page has loaded, over the one
+            # corrected here: send the correction again after that.
+            location = pn.state.location
+            pn.state.onload(lambda: location.param.trigger("search"))
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`

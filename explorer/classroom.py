@@ -238,7 +238,7 @@ class Classroom:
         )  # fmt: skip
         self.help_pane = pn.pane.Markdown(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "#444"}, stylesheets=[CSS],
+            styles={"font-size": "12px", "color": "var(--candela-muted, #444)"}, stylesheets=[CSS],
         )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")
@@ -297,7 +297,7 @@ class Classroom:
     def _show_lesson(self, *events) -> None:
         """Validate ``lesson`` and ``step``, fall back with a message if bad, show the step."""
         st = self.state
-        messages = list(self.problems)
+        messages = student_notice(self.problems)
         lesson = None
         if st.lesson:
             try:
@@ -306,14 +306,15 @@ class Classroom:
                 messages.append(f"{exc}. Pick one from the list.")
         step = st.step
         if lesson is not None and not 1 <= step <= len(lesson.steps):
+            # The nearest step there is: a link past the end opens the last one.
+            step = min(max(step, 1), len(lesson.steps))
             messages.append(
-                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {step}; "
-                "showing step 1"
+                f"lesson {lesson.id!r} has steps 1 to {len(lesson.steps)}, not {st.step}; "
+                f"showing step {step}"
             )
-            step = 1
         wanted = {"lesson": lesson.id if lesson else "", "step": step if lesson else 1}
         if (st.lesson, st.step) != (wanted["lesson"], wanted["step"]):
-            self._carried = messages[len(self.problems) :]
+            self._carried = messages[len(student_notice(self.problems)) :]
             st.param.update(**wanted)  # shows the step through the watcher
             return
         messages += self._carried
@@ -374,7 +375,7 @@ class Classroom:
             except PipelineError:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
-        st.param.update(shape=step.shape, ops=step.ops)
+        st.param.update(shape=step.shape, ops=step.ops, compare=step.compare)
 
     def _show_prompt(self, step: L.Step) -> None:
         question, challenge = step.question, step.challenge
@@ -441,8 +442,19 @@ def catalogue_stamp() -> tuple:
     return tuple(stamp)
 
 
+#: What a student sees when lesson files were skipped: which files and why is for the
+#: teacher (the server's log and the command's console), not for every page.
+SKIPPED_NOTICE = "Some lessons could not be loaded; the teacher's server log says which and why."
+
+
+def student_notice(problems: list[str]) -> list[str]:
+    """The lesson panel's line for ``problems`` of :func:`read_catalogue`: one, naming none."""
+    return [SKIPPED_NOTICE] if problems else []
+
+
 def read_catalogue() -> tuple[list[L.Lesson], list[str]]:
-    """Every lesson that loads, and a message for each file that does not."""
+    """Every lesson that loads, and a message for each file that does not (each logged once,
+    for the teacher; a page shows only :func:`student_notice`)."""
     lessons, problems = [], []
     for path in L.lesson_files():
         try:

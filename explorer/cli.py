@@ -114,12 +114,33 @@ def _origin(text: str) -> str:
                 f"{text[:60]!r} is not an origin: give HOST[:PORT] or http(s)://HOST[:PORT]"
             )
         value = parts.netloc
+    if value.startswith("["):  # an IPv6 address: [ADDRESS][:PORT]
+        return _ipv6_origin(value, text)
     match = _ORIGIN.fullmatch(value)
     if match is None or (match.group("port") and int(match.group("port")) > 65535):
         raise argparse.ArgumentTypeError(
             f"{text[:60]!r} is not an origin: give HOST[:PORT], e.g. school.example:5006"
         )
     return value.lower()
+
+
+def _ipv6_origin(value: str, text: str) -> str:
+    address, bracket, rest = value[1:].partition("]")
+    port = rest[1:] if rest.startswith(":") else None
+    try:
+        parsed = ipaddress.IPv6Address(address)
+    except ValueError:
+        parsed = None
+    if (
+        parsed is None
+        or not bracket
+        or (rest and port is None)
+        or (port is not None and not (re.fullmatch(r"[0-9]{1,5}", port) and int(port) <= 65535))
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text[:60]!r} is not an origin: give [IPV6-ADDRESS][:PORT], e.g. [fd00::7]:5006"
+        )
+    return f"[{parsed.compressed}]" + (f":{port}" if port is not None else "")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -265,6 +286,25 @@ def interface_addresses() -> list[str]:
     return found
 
 
+def interface_addresses6() -> list[str]:
+    """The global IPv6 addresses of this machine's interfaces (Linux; none elsewhere).
+
+    Loopback and link-local addresses (``fe80::``, which a URL can only use with its
+    interface's zone) are left out.
+    """
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/net/if_inet6", encoding="ascii") as table:
+            for row in table:
+                digits = row.split()[0] if row.split() else ""
+                if len(digits) != 32:
+                    continue
+                address = ipaddress.IPv6Address(int(digits, 16))
+                if not (address.is_loopback or address.is_link_local or address.is_multicast):
+                    found.append(address.compressed)
+    return list(dict.fromkeys(found))
+
+
 def reachable_hosts(address: str) -> list[str]:
     """The host parts of the URLs the server is reached at, loopback first."""
     hosts = ["localhost", "127.0.0.1"]
@@ -274,9 +314,9 @@ def reachable_hosts(address: str) -> list[str]:
         hosts += [address] + host_names()
     elif address != "localhost":
         hosts.append(address)
-    # Bokeh's allowlist cannot hold an IPv6 literal; a page the server itself serves
-    # is same-origin, which Tornado lets through before any list is read.
-    return [host for host in dict.fromkeys(hosts) if ":" not in host]
+    if address == "::":  # both families: IPv6 loopback and interfaces too
+        hosts += ["::1", *interface_addresses6()]
+    return [_url_host(host) for host in dict.fromkeys(hosts)]
 
 
 def allowed_origins(address: str, port: int, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
@@ -310,8 +350,12 @@ def server_kwargs(args: argparse.Namespace, port: int) -> dict:
         # A request for any other name is refused before it reaches the app (DNS rebinding).
         "transforms": [host_check(origins), *settings["transforms"]],
         "port": port,
-        "address": args.address,
-        "websocket_origin": origins,
+        # "::" is every interface of both families where the system has both (Tornado
+        # binds an IPv6 socket with IPV6_V6ONLY, so IPv4 needs a socket of its own).
+        "address": None if args.address == "::" else args.address,
+        # Bokeh's allowlist cannot hold an IPv6 address: those are checked by the
+        # explorer's own check of origins (explorer.patches.refuse_early).
+        "websocket_origin": [origin for origin in origins if not origin.startswith("[")],
         "num_procs": args.num_procs,
         "show": False,
         "start": False,
@@ -329,6 +373,8 @@ def urls(address: str, port: int, query: str) -> tuple[str, list[str]]:
         hosts = ["localhost"]
     else:
         hosts = [_url_host(address)]
+    if address == "::":
+        hosts += [_url_host(host) for host in interface_addresses6()] + ["[::1]"]
     found = [f"http://{host}:{port}/{query}" for host in dict.fromkeys(hosts)]
     return found[0], found[1:]
 
@@ -418,18 +464,25 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def prepare(server, ready: int = 0) -> None:
+def prepare(server, ready: int = 0, hosts: list[str] | tuple[str, ...] = ()) -> None:
     """The explorer's server (what :func:`panel.serve` returns) made ready to serve: served as
     :func:`explorer.serving.prepare_server` serves, with up to ``ready`` pages built ahead
     (:mod:`explorer.pool`) that open their URL as a page built for the request does.
+    Given ``hosts`` (``name:port``, the names it answers to and the origins it allows), a
+    request for another name, or a WebSocket from another origin, is refused before
+    anything is built for it (:mod:`explorer.patches.refuse_early`).
 
     Here the server, the page and the pool meet: none of them imports another.
     """
     from .app import open_page
     from .classroom import catalogue_stamp
-    from .serving import prepare_server
+    from .patches.refuse_early import refuse_early
+    from .serving import allows, prepare_server
 
     prepare_server(server)  # the app is imported first: it lasts as long as the process
+    if hosts:
+        allowed = tuple(hosts)
+        refuse_early(server, lambda host: allows(allowed, host), lambda o: allows(allowed, o))
     if ready > 0:
         from .pool import install
 
@@ -444,6 +497,9 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     from .serving import freeze_lasting
 
     pn.extension()
+    from .classroom import read_catalogue
+
+    read_catalogue()  # each lesson file that cannot be loaded: one line for the teacher, now
     # Before any worker is forked: a collection in a worker then never writes to what
     # the process held before (as gc.freeze's documentation advises for forking), so
     # fewer of those pages are copied into each worker.
@@ -451,7 +507,10 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     parent = os.getpid()
     forking = kwargs["num_procs"] != 1
     if forking:
+        from .patches.worker_restarts import worker_restarts
+
         signal.signal(signal.SIGTERM, _raise_stop)
+        worker_restarts()  # a dead worker started again within a budget per minute
     try:
         server = pn.serve({"/": app}, **kwargs)
     except (KeyboardInterrupt, _Stop):  # the supervisor, stopped while its workers serve
@@ -474,14 +533,19 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
 
     # In each worker: only the bundles the page uses, and pages built ahead. Each worker
     # keeps them all: a burst is not shared out evenly between the workers.
-    prepare(server, ready=args.ready)
+    prepare(
+        server,
+        ready=args.ready,
+        hosts=allowed_origins(args.address, kwargs["port"], args.allow_origin),
+    )
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)
     if not task:  # one line of news, from one process
         query = start_query(args.shape, args.ops)
         url, others = urls(args.address, server.port, query)
-        warning = exposure_warning(args.address, server.port, kwargs["websocket_origin"])
+        allowed = allowed_origins(args.address, server.port, args.allow_origin)
+        warning = exposure_warning(args.address, server.port, allowed)
         if warning:
             print(f"{PROG}: {warning}", file=sys.stderr, flush=True)
         print(f"Candela Explorer: {url}", flush=True)

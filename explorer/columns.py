@@ -34,7 +34,13 @@ CURSOR = "#E69F00"  # orange: the current cell of the traversal
 FORWARD = "#0072B2"  # blue: a jump forward through the buffer
 BACKWARD = "#D55E00"  # vermillion: a jump backward
 OFFSET = "#CC79A7"  # reddish purple: the offset marker
-OFFSET_TEXT = "#8E3B6E"  # the same hue, dark enough for text on white (4.5:1)
+#: The same hue as text on the page's background, light or dark (white or black): 4.6:1 on
+#: both, so the canvas needs no colour per theme.
+OFFSET_TEXT = "#B5528E"
+#: Text drawn on the page's background (tile headers): 4.6:1 on white and on black.
+PAGE_TEXT = "#757575"
+#: A value in a cell no element reads (opaque GREY, the same on any page): 5:1.
+UNREAD_TEXT = "#595959"
 
 #: Rows of a wrapped buffer lie this many cell heights apart: the gap holds the offset
 #: marker and keeps the jump arcs of one row clear of the row above.
@@ -53,10 +59,14 @@ _PALETTE = _viridis()
 
 
 def _text_for(palette: np.ndarray) -> np.ndarray:
-    # White text on the dark end of the ramp, black elsewhere (relative luminance).
+    # White or black text, whichever contrasts more with the colour (WCAG's luminance, of
+    # linear light): at least 4.58:1 on any colour, where a cut at 0.35 of the gamma-coded
+    # mean left black digits on mid-blue cells at 3.5:1.
     rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in palette]) / 255
-    lum = rgb @ np.array([0.2126, 0.7152, 0.0722])
-    return np.where(lum < 0.35, "#ffffff", "#000000").astype(object)
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    on_white, on_black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
+    return np.where(on_white >= on_black, "#ffffff", "#000000").astype(object)
 
 
 _PALETTE_TEXT = _text_for(_PALETTE)
@@ -187,11 +197,32 @@ def cell_xy(grid: Grid, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x.astype(float), -y.astype(float)
 
 
-def buffer_width(n: int) -> int:
-    """Cells per row of the buffer lane: one lane when short, a near-square wrap when long."""
+def buffer_width(n: int, row: int | None = None) -> int:
+    """Cells per row of the buffer lane: one lane when short, a near-square wrap when long.
+
+    ``row`` is the length of the tensor's rows in the buffer (:func:`buffer_row`): a
+    wrapped lane then holds whole rows (the number nearest a near-square wrap), so the
+    buffer lines up with the tensor (a 5x7 tensor's buffer is 5 rows of 7) instead of
+    breaking its rows at 16.
+    """
     if n <= 16:
         return max(n, 1)
-    return int(min(128, max(16, 1 << round(math.log2(math.sqrt(2 * n))))))
+    # Near square (rows lie 1.5 apart, so twice as wide as tall); a lane too long to
+    # label is wider still, to fit under the grid on a laptop's screen.
+    square = math.sqrt((2 if n <= LABEL_LIMIT else 6) * n)
+    if row is not None and 1 < row <= 128 and row < n:
+        return row * max(1, min(128 // row, round(square / row)))
+    return int(min(128, max(16, 1 << round(math.log2(square)))))
+
+
+def buffer_row(layout) -> int | None:
+    """How many buffer cells one row of the tensor spans: the stride of the axis that steps
+    across memory next after the innermost one (their strides' sizes in order), or None
+    for a tensor that walks one axis (a lane has no rows)."""
+    axes = sorted(
+        (abs(int(st)), int(n)) for st, n in zip(layout.stride, layout.shape) if n > 1 and st
+    )
+    return axes[1][0] if len(axes) > 1 else None
 
 
 # --------------------------------------------------------------------------- columns
@@ -321,7 +352,8 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
         "value": _values(buffer),
         "reads": reads,
         "color": colors,
-        "alpha": np.where(reads > 0, 1.0, 0.55),
+        # Opaque: a see-through grey took the page's colour, and its text's contrast with it.
+        "alpha": np.ones(size),
     }
 
 
@@ -333,7 +365,7 @@ def buffer_label_columns(buffer: dict) -> dict:
     """Text drawn in each buffer cell: value in the middle, position top-left, ``×n`` reads."""
     x, y = buffer["x"], buffer["y"]
     read = np.asarray(buffer["reads"]) > 0
-    text = np.full(len(read), "#7f7f7f", dtype=object)
+    text = np.full(len(read), UNREAD_TEXT, dtype=object)
     text[read] = [_TEXT_ON[c] for c in np.asarray(buffer["color"])[read].tolist()]
     return {
         "x": x,
@@ -360,7 +392,9 @@ def tile_columns(grid: Grid) -> dict:
     idx = np.array(np.unravel_index(np.arange(math.prod(lead)), lead), dtype=np.int64)
     full = np.vstack([idx, np.zeros((2, idx.shape[1]), dtype=np.int64)])
     x, y = cell_xy(grid, full)
-    text = ["[" + ", ".join(map(str, col)) + ", :, :]" for col in idx.T.tolist()]
+    # Rank 5 and up: without spaces, so the header of a small tile still fits over it.
+    sep = ", " if rank <= 4 else ","
+    text = ["[" + sep.join([*map(str, col), ":", ":"]) + "]" for col in idx.T.tolist()]
     return {"x": x - 0.5, "y": y + 0.6, "text": text}
 
 
@@ -442,13 +476,22 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
     )
 
 
+def _summary_walk(layout) -> Walk:
+    # The walk's positions and deltas only: a summary needs no multi-index (rank times
+    # as many numbers as elements) nor the axis that stepped.
+    position = np.asarray(layout.positions(), dtype=np.int64)
+    delta = np.diff(position, prepend=position[:1]) if len(position) else position
+    empty = np.zeros((0, len(position)), dtype=np.int64)
+    return Walk(empty, position, np.zeros(0, dtype=np.int64), delta)
+
+
 def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
     layout = tensor.layout
-    walk = walk_arrays(layout)
     grid = grid_for(tuple(layout.shape))
     size = len(tensor.buffer)
     n = layout.len
     if n > detail_limit or size > detail_limit:
+        walk = _summary_walk(layout)
         return Columns(
             logical={k: [] for k in LOGICAL_KEYS},
             buffer={k: [] for k in BUFFER_KEYS},
@@ -460,8 +503,9 @@ def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
             labels=False,
             summary=summarize(walk, size),
         )
+    walk = walk_arrays(layout)
     labels = max(n, size) <= label_limit
-    cols = buffer_width(size)
+    cols = buffer_width(size, buffer_row(layout))
     logical = logical_columns(walk, grid)
     buffer = buffer_columns(tensor, walk, cols)
     out = Columns(

@@ -45,7 +45,7 @@ class Editor:
             label="shape (e.g. 3,4)",
             value=self._shape_text(),
             css_classes=["candela-shape-input"],
-            width=150,
+            width=130,  # the shape, the unit and the download side by side in 420 px
             disabled=st.start is not None,
         )
         self.ops_input = EnterBox(
@@ -54,7 +54,7 @@ class Editor:
             placeholder=".transpose().slice(s[0:2, ::-1])",
             css_classes=["candela-ops-input"],
             sizing_mode="stretch_width",
-            min_width=260,
+            min_width=220,  # beside undo and reset in 420 px
         )
         self.unit_select = pn.widgets.Select.from_param(
             st.param.unit, label="strides in", options=list(UNITS), width=110,
@@ -144,7 +144,13 @@ class Editor:
         op = self.op_choice.value
         try:
             (step,) = parse(self.step_text())
-        except (PipelineError, ValueError) as exc:
+        except PipelineError as exc:
+            # Parsed alone it is step 1; in the pipeline it comes after the steps on show.
+            number = len(parse(self.state.result.ops)) + 1 if exc.step else 0
+            exc = PipelineError(number, exc.text, exc.reason)
+            self.state.show_error(f"{REGISTRY[op].signature} arguments: {exc}")
+            return
+        except ValueError as exc:
             self.state.show_error(f"{REGISTRY[op].signature} arguments: {exc}")
             return
         self.state.add_step(format_step(step))

@@ -23,6 +23,7 @@ import functools
 import html
 import io
 import os
+import stat
 from pathlib import Path
 
 __all__ = ["download_button", "export_html", "save_html", "static_view"]
@@ -102,10 +103,13 @@ def static_view(st):
             pn.pane.HTML(legend_html(), stylesheets=[CSS]),
             pn.pane.Bokeh(figures.traversal),
         )
+    from .style import THEME_CSS, theme_classes
+
     return pn.Column(
         title,
         pn.FlexBox(info, views, flex_wrap="wrap", gap="8px 16px"),
-        css_classes=["candela-explorer", "candela-export"],
+        css_classes=["candela-explorer", "candela-export", *theme_classes(st.theme)],
+        stylesheets=[THEME_CSS],  # light or dark, as the live page (theme.css)
     )
 
 
@@ -131,7 +135,16 @@ def export_html(st, title: str = "Candela Explorer") -> str:
         patch_inline_stylesheets(element)
     out = io.StringIO()
     resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
-    save(doc, out, title=title, resources=resources, template_variables=page_icons())
+    from .style import panel_page_template
+
+    save(
+        doc,
+        out,
+        title=title,
+        resources=resources,
+        template=panel_page_template(),
+        template_variables=page_icons(),
+    )
     return out.getvalue()
 
 
@@ -189,7 +202,41 @@ def check_export_path(path: str | os.PathLike) -> Path:
         raise FileNotFoundError(errno.ENOENT, f"the folder {str(folder)!r} does not exist", text)
     if not folder.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, f"{str(folder)!r} is not a folder", text)
+    check_regular(path)
     return path
+
+
+#: What a path that is not a regular file is, by ``stat``'s test for it.
+_NOT_FILES = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def check_regular(path: Path) -> None:
+    """Raise ``OSError`` unless ``path`` is new or a regular file (or a link to one).
+
+    A device, FIFO, socket or folder at ``path`` (or where a symlink there points)
+    is never replaced: the export would otherwise turn ``/dev/null`` into a page.
+    A symlink to a regular file is replaced by the page, its target left alone.
+    """
+    try:
+        mode = os.stat(path).st_mode  # follows a symlink: what the name stands for
+    except FileNotFoundError:
+        mode = None  # new, or a dangling symlink: a new file takes the name
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+    if mode is None or stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _NOT_FILES if test(mode)), "not a regular file")
+    raise OSError(
+        errno.EEXIST,
+        f"it is {kind}, not a regular file; only a file is written: give a file name",
+        os.fspath(path),
+    )
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -208,6 +255,7 @@ def write_atomically(path: Path, data: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temp, _file_mode(path))
+        check_regular(path)  # again just before: something may have taken the name meanwhile
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -78,10 +78,13 @@ def contiguous_reason(layout, scale: int = 1) -> str:
     if layout.is_contiguous():
         if layout.len <= 1:
             return "0 or 1 elements is always contiguous"
-        return (
-            f"the walk reads positions {layout.offset}, {layout.offset + 1}, ..., "
-            f"{layout.offset + layout.len - 1} in order"
-        )
+        first, last = layout.offset * scale, (layout.offset + layout.len - 1) * scale
+        if scale != 1:
+            return (
+                f"the walk reads positions {first}, {first + scale}, ..., {last} bytes in "
+                f"order, one element ({scale} bytes) after another"
+            )
+        return f"the walk reads positions {first}, {first + 1}, ..., {last} in order"
     for d in range(len(shape) - 1, -1, -1):
         if shape[d] > 1 and adj[d] != scale:
             before = [0] * d + [0] + [n - 1 for n in shape[d + 1 :]]
@@ -133,6 +136,14 @@ def field_values(layout, scale: int = 1) -> dict[str, str]:
     }
 
 
+def _unbroken_terms(line: str) -> str:
+    """A worked formula as HTML that wraps only at its spaces: each term (``4*(3-1)``,
+    ``-7``) is one unbreakable span, where a browser broke lines after a term's ``-``."""
+    return " ".join(
+        f'<span class="candela-term">{html.escape(term)}</span>' for term in line.split(" ")
+    )
+
+
 def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
     """The fields panel: each value in an element with the contract's CSS class."""
     scale = DTYPE_BYTES.get(unit, 1)
@@ -147,7 +158,7 @@ def fields_html(layout, unit: str = "elements", copied: bool = False) -> str:
         )
 
     unit_note = f'<span class="candela-unit"> in{esc(suffix)}</span>' if suffix else ""
-    work = "".join(f"<div>{esc(line)}</div>" for line in adj_stride_work(layout, scale))
+    work = "".join(f"<div>{_unbroken_terms(line)}</div>" for line in adj_stride_work(layout, scale))
     copy_note = (
         '<div class="candela-copy-note">a step copied the elements into a new packed '
         "buffer: positions now index the copy</div>"
@@ -201,14 +212,19 @@ def summary_text(s: dict, unit: str = "elements") -> str:
         return f"**Nothing to walk**: 0 elements over a buffer of {s.get('buffer', 0):,}."
     scale = DTYPE_BYTES.get(unit, 1)
     deltas = ", ".join(f"{d * scale:+d} ×{c:,}" for d, c in list(s["deltas"].items())[:8])
-    if scale != 1:
+    where = f"{s['first']:,} and stays within {s['min']:,}..{s['max']:,}"
+    if unit != "elements":
         deltas += f" (bytes of {unit})"
+        where = (
+            f"{s['first'] * scale:,} and stays within {s['min'] * scale:,}.."
+            f"{s['max'] * scale:,} (bytes of {unit}; cells {s['first']:,} and "
+            f"{s['min']:,}..{s['max']:,})"
+        )
     return (
         f"**Summary.** {s['elements']:,} elements over a buffer of {s['buffer']:,} cells "
         f"is more than the {DETAIL_LIMIT:,} this page draws cell by cell, so here are "
         "the numbers instead.\n\n"
-        f"- the walk starts at position {s['first']:,} and stays within "
-        f"{s['min']:,}..{s['max']:,}\n"
+        f"- the walk starts at position {where}\n"
         f"- {s['distinct']:,} buffer cells are read, {s['unread']:,} are not; the most-read "
         f"cell is read {s['max_reads']:,} time{'' if s['max_reads'] == 1 else 's'}\n"
         f"- {s['backward']:,} steps jump backwards\n"

@@ -56,8 +56,19 @@ from .painting import CELLS_TAG, STEADY_TAG
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
-#: Cell sizes, in px at scale 1: as large as the space allows within these.
-MIN_CELL, MAX_CELL = 16, 46
+#: Cell sizes, in px at scale 1: as large as the room allows within these (a cell too
+#: small for its text shows it on hover).
+MIN_CELL, MAX_CELL = 4, 46
+#: The smallest cell of a grid of tiles (rank > 2): each tile's header needs the row above
+#: it, clear of the cursor's frame.
+TILED_MIN_CELL = 16
+#: The window height (px) the figures are sized for until the browser says (a laptop's).
+WINDOW_HEIGHT = 800
+#: What a window's height holds besides the two figures: the title, the headings, the
+#: legend and the traversal controls (px at scale 1), and the share of the rest each
+#: figure may take at most.
+AROUND_FIGURES = 330
+HEIGHT_SHARE = {"logical": 0.58, "buffer": 0.42}
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
@@ -71,7 +82,11 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 READ_JS = """
 const pos = frames.data.pos[special_vars.index]
 if (pos == null) return ""
-return format === "pos" ? pos : buffer.data.value[pos]
+return format === "pos" ? pos * (Number(frames.tags[0]?.scale) || 1) : buffer.data.value[pos]
+"""
+#: Hover on a buffer cell: its position, in bytes once a byte unit is chosen.
+POSITION_JS = """
+return value * (Number(frames.tags[0]?.scale) || 1)
 """
 
 
@@ -87,6 +102,9 @@ def _figure(name: str, scale: LinearScale) -> figure:
         tools="",
         min_border=4,
         outline_line_color=None,
+        # See-through: the page's own background, light or dark, shows (theme.css).
+        background_fill_color=None,
+        border_fill_color=None,
         x_axis_type=None,  # no axes, grids, tickers or formatters: models nobody sees
         y_axis_type=None,
         # Canvas, not WebGL: without a GPU (software WebGL) every repaint copied the WebGL
@@ -193,14 +211,26 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def fit(fig: figure, cols: int, rows: float, top: float, max_px: int, scale: float) -> float:
-    """Square cells, as large as ``max_px`` allows within MIN_CELL..MAX_CELL (times ``scale``).
+def fit(
+    fig: figure,
+    cols: int,
+    rows: float,
+    top: float,
+    max_px: int,
+    scale: float,
+    max_height: float | None = None,
+    min_cell: float = MIN_CELL,
+) -> float:
+    """Square cells, as large as ``max_px`` wide and ``max_height`` tall allow, within
+    MIN_CELL..MAX_CELL (times ``scale``).
 
-    Returns the cell size in px. A grid too wide for ``max_px`` at MIN_CELL is drawn
-    wider, and scrolls inside its panel.
+    Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
+    larger, and scrolls inside its panel.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
-    cell = scale * max(MIN_CELL, min(MAX_CELL, room, 520 / max(rows, 1)))
+    tall = 520 if max_height is None else max_height
+    room_y = (tall / scale - 8) / (max(rows, 1) + 0.2 + top)
+    cell = scale * max(min_cell, min(MAX_CELL, room, room_y))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = int(cell * (cols + 0.2)) + 8
@@ -224,6 +254,10 @@ class Figures:
         self.concealed = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
+        #: The columns last drawn (None before the first drawing): sized again to new room.
+        self._cols: C.Columns | None = None
+        #: The room the figures have (px): their column's width and the window's height.
+        self.room = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT)
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -371,6 +405,10 @@ class Figures:
         }
         for action, button in self.buttons.items():
             button.css_classes = [f"candela-{action}"]
+        #: One stylesheet model for every widget of the traversal (see TRAVERSAL_CSS).
+        self.themed = InlineStyleSheet(css=TRAVERSAL_CSS)
+        for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider, self.odometer):
+            widget.stylesheets = [self.themed]
         tips = self.tooltips(concealed=False)
         # What a logical cell reads is the walk's, not the cell's: its source holds only
         # what the shape decides (explorer.columns.LOGICAL_KEYS), so hover looks it up.
@@ -384,7 +422,13 @@ class Figures:
                 tooltips=tips["logical"],
                 formatters={"@index": reads},
             ),
-            "buffer": HoverTool(renderers=[self.buffer_cells], tooltips=tips["buffer"]),
+            "buffer": HoverTool(
+                renderers=[self.buffer_cells],
+                tooltips=tips["buffer"],
+                formatters={
+                    "@pos": CustomJSHover(args={"frames": self.frames_source}, code=POSITION_JS)
+                },
+            ),
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
         # by the model that called it, so its code is sent (and saved in a page) once.
@@ -443,13 +487,45 @@ class Figures:
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
             widget.update(
-                tags=[base], width=round(base * factor), stylesheets=sheet if factor != 1 else []
+                tags=[base],
+                width=round(base * factor),
+                stylesheets=[self.themed, *(sheet if factor != 1 else [])],
             )
         self.odometer.update(styles=_odometer_styles(px), height=round(44 * factor))
 
+    def _room(self) -> tuple[float, float]:
+        # The widest a figure may be, and the height both may share, at this scale.
+        width, height = self.room
+        wide = max(160.0, min(float(LOGICAL_MAX_PX), width - 8))
+        tall = max(160.0 * self.scale, height - AROUND_FIGURES * self.scale)
+        return wide, tall
+
+    def set_room(self, width: int, height: int) -> bool:
+        """The figures' column is ``width`` px wide in a ``height`` px window: size the
+        cells to fit it (drawn again if that changes them). Returns whether it did."""
+        old = self._room()
+        self.room = (width, height)
+        # The page can tell its room was heard (and its cells sized to it).
+        self._set_tags(room=[width, height])
+        if self._cols is None or self._room() == old:
+            return False
+        # Only the sizes: the walk goes on where it is (the browser redraws its frame
+        # with the new rings, traverse.mjs "redraw").
+        cells = self._fit(self._cols)
+        if cells == self.cells:
+            return False
+        self.cells = cells
+        self._set_tags(rings={fig: frame_rings(cell) for fig, cell in cells.items()})
+        self._first_frame_marks(self._cols, len(self._cols.frames["pos"]))
+        self._draw_labels()
+        return True
+
     def set_unit(self, unit: str) -> None:
-        """Show jumps in ``unit`` (the browser redraws the odometer when it changes)."""
+        """Show positions and jumps in ``unit`` (the browser redraws the odometer and hover
+        text when it changes; the cells' position labels are drawn again here)."""
         self._set_tags(unit=unit, scale=DTYPE_BYTES.get(unit, 1))
+        self._set_tooltips()
+        self._draw_labels()
 
     def _set_tags(self, **changes) -> None:
         # What the browser's drawing needs besides the columns, on the frames source's
@@ -467,18 +543,7 @@ class Figures:
         self.offset_at = None
         if not cols.summary and len(cols.buffer["pos"]) and layout.len:
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
-        cells = {"logical": 0.0, "buffer": 0.0}
-        if not cols.summary:
-            grid = cols.grid
-            top = 0.9 if len(grid.shape) > 2 else 0.0
-            cells["logical"] = fit(
-                self.logical_figure, grid.width, grid.height, top, LOGICAL_MAX_PX, self.scale
-            )
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above for the jump arcs, and below for the offset marker.
-            cells["buffer"] = fit(
-                self.buffer_figure, cols.buffer_cols, rows + 0.5, 1.3, BUFFER_MAX_PX, self.scale
-            )
+        cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
         alt = {
@@ -500,22 +565,71 @@ class Figures:
         self.frame_slider.update(end=max(n - 1, 1), disabled=n <= 1, value=0)
         self._draw_first_frame(cols, n)
         self.cells = cells
-        labels = L.rows_for(cols, cells, self.scale, self.offset_at, self.concealed)
+        self._cols = cols
+        self._draw_labels()
+
+    def _fit(self, cols: C.Columns) -> dict[str, float]:
+        # Each figure sized to the room, its cells as large as it allows: their size in px.
+        cells = {"logical": 0.0, "buffer": 0.0}
+        if not cols.summary:
+            grid = cols.grid
+            tiled = len(grid.shape) > 2
+            top = 0.9 if tiled else 0.0
+            wide, tall = self._room()
+            if cols.labels:  # cells that show their values keep the size to show them
+                tall = max(tall, 2 * 520 * self.scale)
+            cells["logical"] = fit(
+                self.logical_figure,
+                grid.width,
+                grid.height,
+                top,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["logical"],
+                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+                # too); one too wide for its panel then scrolls inside it.
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
+            )
+            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+            # Room above for the jump arcs, and below for the offset marker.
+            cells["buffer"] = fit(
+                self.buffer_figure,
+                cols.buffer_cols,
+                rows + 0.5,
+                1.3,
+                wide,
+                self.scale,
+                tall * HEIGHT_SHARE["buffer"],
+            )
+        return cells
+
+    def _draw_labels(self) -> None:
+        cols = self._cols
+        if cols is None:
+            return
+        tags = self.frames_source.tags[0]
+        labels = L.rows_for(
+            cols, self.cells, self.scale, self.offset_at, self.concealed, tags.get("scale", 1)
+        )
         _set_data(self.labels_logical, labels["logical"])
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool) -> dict:
-        """Each figure's hover text; while a question waits, no buffer position or reads."""
+    def tooltips(concealed: bool, in_bytes: bool = False) -> dict:
+        """Each figure's hover text; while a question waits, no buffer position or reads.
+        With ``in_bytes``, positions are in bytes."""
         logical = [("index", "@index"), ("value", "@index{value}")]
         buffer = [("value", "@value")]
+        name = "position (bytes)" if in_bytes else "position"
         if not concealed:
-            logical.append(("position", "@index{pos}"))
-            buffer = [("position", "@pos"), *buffer, ("reads", "@reads")]
+            logical.append((name, "@index{pos}"))
+            buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
-        for name, tips in self.tooltips(self.concealed).items():
+        tags = self.frames_source.tags[0] if self.frames_source.tags else {}
+        in_bytes = tags.get("unit", "elements") != "elements"
+        for name, tips in self.tooltips(self.concealed, in_bytes).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
@@ -524,8 +638,8 @@ class Figures:
         """The figures' labels as blocks, as drawn at this scale (see :mod:`explorer.labels`)."""
         return L.label_blocks(cols, cells, self.scale, self.offset_at, concealed)
 
-    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
-        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+    def _first_frame_marks(self, cols: C.Columns, n: int) -> None:
+        # The cursor's frames on element 0, drawn with each figure's rings.
         tags = self.frames_source.tags[0]
         cells: dict[str, dict] = {"logical": {}, "buffer": {}}
         if n:
@@ -536,8 +650,14 @@ class Figures:
         # (traverse.mjs), so these rows matter for a page before its script runs.
         for fig, source in (("logical", self.marks_logical), ("buffer", self.marks_buffer)):
             _set_data(source, mark_rows(cells[fig], tags["rings"][fig]))
+
+    def _draw_first_frame(self, cols: C.Columns, n: int) -> None:
+        # Frame 0, so the page shows a cursor and says where it is before any script runs.
+        tags = self.frames_source.tags[0]
+        self._first_frame_marks(cols, n)
         _set_data(self.jump_source, {k: [] for k in self.jump_source.data})
-        self.odometer.text = odometer_start(cols)
+        in_bytes = tags.get("unit", "elements") != "elements"
+        self.odometer.text = odometer_start(cols, tags.get("scale", 1) if in_bytes else 0)
         where = _plain_text(self.odometer.text)
         for fig, figure_ in (("logical", self.logical_figure), ("buffer", self.buffer_figure)):
             alt = tags["alt"]
@@ -552,6 +672,19 @@ class Figures:
             figure_.html_attributes = {"role": "img", "aria-label": label}
 
 
+#: The traversal's Bokeh widgets in the page's colours, light or dark (theme.css), and
+#: the play button a blue that white text is 7:1 on (Bokeh's own is 3.6:1).
+TRAVERSAL_CSS = """
+:host { color: var(--candela-fg, #212529); }
+.bk-slider-title, .bk-slider-value, .bk-input-group label {
+  color: var(--candela-fg, #212529); }
+.bk-btn-primary { background-color: #005a8c; border-color: #004a73; color: #ffffff; }
+.bk-btn-primary:hover { background-color: #004a73; }
+.bk-btn-default, .bk-btn-default:hover, .bk-btn-default:focus, .bk-btn-default:active {
+  background-color: var(--candela-button-bg, #f3f3f3); color: var(--candela-fg, #212529); }
+"""
+
+
 def _odometer_styles(px: int) -> dict:
     # A line of its own in the wrapping traversal row.
     return {"font-size": f"{px}px", "flex": "1 1 100%"}
@@ -561,8 +694,29 @@ def _plain_text(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
-def odometer_start(cols: C.Columns) -> str:
-    """The odometer before the walk moves (``traverse.mjs`` writes it from then on)."""
+def position_text(pos: int, prev: int | None = None, unit_bytes: int = 0) -> str:
+    """A step's buffer position(s) as the odometer writes them: in bytes when
+    ``unit_bytes`` (the bytes of an element of a byte unit) is given, the buffer cell
+    beside (``traverse.mjs``, ``positionText``, writes the same).
+
+    >>> position_text(9, unit_bytes=4)
+    'position <b>36</b> bytes (cell 9)'
+    >>> position_text(1, 8)
+    'position 8 → <b>1</b>'
+    """
+
+    def moved(f) -> str:
+        return f"<b>{f(pos)}</b>" if prev is None else f"{f(prev)} → <b>{f(pos)}</b>"
+
+    if not unit_bytes:
+        return f"position {moved(lambda p: p)}"
+    cells = str(pos) if prev is None else f"{prev} → {pos}"
+    return f"position {moved(lambda p: p * unit_bytes)} bytes (cell {cells})"
+
+
+def odometer_start(cols: C.Columns, unit_bytes: int = 0) -> str:
+    """The odometer before the walk moves (``traverse.mjs`` writes it from then on);
+    positions in bytes when ``unit_bytes`` is given."""
     n = len(cols.frames["pos"])
     if not n:
         return '<span class="candela-odometer" role="status">no elements to walk</span>'
@@ -570,5 +724,5 @@ def odometer_start(cols: C.Columns) -> str:
     return (
         f'<span class="candela-odometer" role="status">element 1 of {n} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
-        f"start at the offset: position <b>{p}</b></span>"
+        f"start at the offset: {position_text(p, unit_bytes=unit_bytes)}</span>"
     )

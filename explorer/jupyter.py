@@ -4,7 +4,8 @@
 a ``candela.Layout`` or ``candela.Tensor``, a NumPy array (its own buffer,
 strides and offset, through ``Tensor.from_numpy``) or anything duck-typed like
 a PyTorch tensor (``.shape``, ``.stride()`` and ``.storage_offset()``, strides
-in elements). The pipeline then applies on top of that tensor.
+in elements). The pipeline then applies on top of that tensor. ``compare(a, b)`` shows two
+views of one buffer side by side.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from .app import Explorer
 from .notebook import ensure_extension, in_notebook
 
-__all__ = ["as_tensor", "ensure_extension", "in_notebook", "show"]
+__all__ = ["as_tensor", "compare", "ensure_extension", "in_notebook", "show"]
 
 
 def _layout_tensor(layout):
@@ -110,3 +111,78 @@ def show(x, ops: str = "", unit: str | None = None, **params):
         dtype = _dtype_unit(dtype, np.dtype(dtype).itemsize)
     chosen = unit if unit is not None else (dtype or "elements")
     return Explorer(start=tensor, ops=ops, unit=chosen, given=_given_name(x), **params)
+
+
+def _tuple_text(values) -> str:
+    values = tuple(int(v) for v in values)
+    return f"({values[0]},)" if len(values) == 1 else str(values)
+
+
+def _strided_text(tensor) -> str:
+    """The pipeline step that makes ``tensor``'s layout over its whole buffer."""
+    return (
+        f".as_strided({_tuple_text(tensor.shape)}, {_tuple_text(tensor.stride)}, {tensor.offset})"
+    )
+
+
+def _one_buffer(a, b):
+    """The flat buffer two views share, as one candela Tensor each over it; or ValueError."""
+    from candela import Tensor
+
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        ta, tb = Tensor.from_numpy(a), Tensor.from_numpy(b)
+        ia, ib = ta.buffer.__array_interface__, tb.buffer.__array_interface__
+        if (
+            ia["data"][0] != ib["data"][0]
+            or ta.buffer.shape != tb.buffer.shape
+            or (ta.dtype != tb.dtype)
+        ):
+            raise ValueError(
+                "explorer.compare(a, b) shows two views of one buffer: these two arrays are "
+                f"not views of the same base (buffers of {ta.buffer.size} and "
+                f"{tb.buffer.size} {ta.dtype} elements at different addresses)"
+            )
+        return ta, Tensor(ta.buffer, tb.layout), ta.dtype.name
+    storage = [getattr(x, "untyped_storage", None) for x in (a, b)]
+    if all(callable(s) for s in storage) and (
+        a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr()
+    ):
+        raise ValueError(
+            "explorer.compare(a, b) shows two views of one buffer: these two tensors have "
+            "different storages"
+        )
+    (ta, _), (tb, _) = as_tensor(a), as_tensor(b)
+    size = max(len(ta.buffer), len(tb.buffer))
+    buffer = np.arange(size, dtype=np.int64)  # positions of the storage both read
+    return Tensor(buffer, ta.layout), Tensor(buffer, tb.layout), None
+
+
+def compare(a, b, unit: str | None = None, **params):
+    """An :class:`~explorer.app.Explorer` of two views of one buffer, side by side.
+
+    ``a`` and ``b`` are NumPy arrays that are views of one base (or PyTorch
+    tensors of one storage). The explorer starts from the whole buffer as a
+    flat tensor; its pipeline is ``a``'s layout (``.as_strided(...)``) and its
+    ``compare`` pipeline ``b``'s, so the lane under the grids shows which
+    cells each reads, which both read (aliasing) and which neither.
+
+    >>> x = np.arange(12).reshape(3, 4)
+    >>> ex = compare(x, x.T[::2])
+    >>> ex.ops, ex.compare
+    ('.as_strided((3, 4), (4, 1), 0)', '.as_strided((2, 3), (2, 4), 0)')
+    """
+    from candela import Layout, Tensor
+
+    ta, tb, dtype = _one_buffer(a, b)
+    if dtype is not None:
+        dtype = _dtype_unit(dtype, np.dtype(dtype).itemsize)
+    chosen = unit if unit is not None else (dtype or "elements")
+    start = Tensor(ta.buffer, Layout(len(ta.buffer)))
+    return Explorer(
+        start=start,
+        ops=_strided_text(ta),
+        compare=_strided_text(tb),
+        unit=chosen,
+        given="the buffer both views read",
+        **params,
+    )

@@ -11,7 +11,8 @@
 // a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
 // figures' painting rules (patches/steady.mjs and cells.mjs) and the boxes' typing rule
-// (enter_box.mjs), the first parts of its module.
+// (enter_box.mjs), the first parts of its module. A page whose server went away says so
+// and offers to reconnect.
 
 const TEXT_TYPES = new Set([
   "text", "search", "number", "email", "password", "tel", "url", "date", "time", "",
@@ -109,6 +110,31 @@ function isShown(el) {
     document.visibilityState !== "hidden"
 }
 
+// The server went away (its worker stopped, the network dropped): the page says so, on
+// top of everything, and offers to open the same state again from its URL (which holds
+// it) on whichever server answers now. Once per page, whatever the number of explorers.
+function watchConnection(doc) {
+  if (!doc || doc.__candelaWatched) return
+  doc.__candelaWatched = true
+  doc.on_event("connection_lost", () => {
+    if (document.querySelector(".candela-lost")) return
+    const box = document.createElement("div")
+    box.className = "candela-lost"
+    box.setAttribute("role", "alert")
+    box.style.cssText =
+      "position:fixed;top:0;left:0;right:0;z-index:10000;padding:10px 16px;" +
+      "background:#A63C00;color:#fff;font:16px/1.4 sans-serif;text-align:center"
+    box.append("The server went away: changes on this page do nothing now. ")
+    const again = document.createElement("button")
+    again.className = "candela-reconnect"
+    again.textContent = "reconnect"
+    again.style.cssText = "font:inherit;margin-left:8px;padding:2px 12px;cursor:pointer"
+    again.addEventListener("click", () => window.location.reload())
+    box.append(again)
+    document.body.append(box)
+  })
+}
+
 export function render({model, view}) {
   // From steady.mjs, cells.mjs, enter_box.mjs and notebook_comm.mjs, which come first in
   // this module.
@@ -174,6 +200,7 @@ export function render({model, view}) {
     event.stopPropagation()
   }
 
+  watchConnection(view.model.document)
   if (model.follow_history) keepHrefInPage(view.model.document)
   model.on("follow_history", () => model.follow_history && keepHrefInPage(view.model.document))
 
@@ -193,6 +220,44 @@ export function render({model, view}) {
     window.removeEventListener("focusin", onFocus, true)
     window.removeEventListener("popstate", onPop)
   })
+  // The room the figures have: the width of this explorer's figures column and the
+  // window's height, sent when it changes (a phone, a resized window, a notebook's
+  // output), so the server sizes the cells to fit (figures.Figures.set_room).
+  let observer = null, sent = "", timer = null
+  const sendRoom = () => {
+    const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
+    if (views == null || !views.isConnected) return false
+    const room = [Math.round(views.clientWidth / 8) * 8, Math.round(window.innerHeight / 8) * 8]
+    const text = room.join(",")
+    if (room[0] > 0 && text !== sent) {
+      sent = text
+      model.send_msg({room})
+    }
+    return true
+  }
+  const later = () => {
+    clearTimeout(timer)
+    timer = setTimeout(sendRoom, 150)
+  }
+  let tries = 0
+  const watch = () => {
+    const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
+    if (views == null) {
+      if (tries++ < 120) requestAnimationFrame(watch)
+      return
+    }
+    sendRoom()
+    observer = new ResizeObserver(later)
+    observer.observe(views)
+  }
+  requestAnimationFrame(watch)
+  window.addEventListener("resize", later)
+  model.on("remove", () => {
+    observer?.disconnect()
+    window.removeEventListener("resize", later)
+    clearTimeout(timer)
+  })
+
   model.on("play_count", () => {
     const button = buttonOf("toggle")
     if (button && button.textContent.includes("play")) button.click() // not already playing

@@ -3,7 +3,9 @@
 Arrows and space act on the explorer's own traversal buttons, in the browser,
 and only on the explorer that has the focus or was clicked last. ``n`` and
 ``p`` and the back/forward buttons come to the server as messages:
-:class:`Keys` hands them to the callbacks it was given.
+:class:`Keys` hands them to the callbacks it was given. So does the room the
+figures have (their column's width and the window's height, at load and on every
+resize), which sizes their cells to fit the screen.
 """
 
 from __future__ import annotations
@@ -52,12 +54,25 @@ class Keys(JSComponent):
         self.on_key = on_key
         #: Called with the query string the back or forward button brought.
         self.on_history = on_history
+        #: Called with the width (px) of the figures' column and the window's height.
+        self.on_room: Callable[[int, int], None] | None = None
 
     def _handle_msg(self, msg: Any) -> None:
         if not isinstance(msg, dict):
             return
-        key, search = msg.get("key"), msg.get("search")
-        if key in ("next", "previous") and self.on_key is not None:
+        key, search, room = msg.get("key"), msg.get("search"), msg.get("room")
+        if _is_room(room) and self.on_room is not None:
+            self.on_room(int(room[0]), int(room[1]))
+        elif key in ("next", "previous") and self.on_key is not None:
             self.on_key(key)
         elif isinstance(search, str) and len(search) <= 8192 and self.on_history is not None:
             self.on_history(search)
+
+
+def _is_room(room: Any) -> bool:
+    # Two whole numbers of px a screen could have; anything else is ignored.
+    return (
+        isinstance(room, list)
+        and len(room) == 2
+        and all(isinstance(v, int | float) and 0 < v < 100_000 for v in room)
+    )

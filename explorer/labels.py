@@ -95,12 +95,14 @@ def label_blocks(
     scale: float,
     offset_at: tuple[float, float] | None,
     concealed: bool,
+    unit_bytes: int = 1,
 ) -> dict:
     """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`padded_block`).
 
     Every label is as large as its cell (``cells[figure]`` px) allows, up to its
     size at ``scale``, or dropped; position labels are dropped while
     ``concealed``. ``offset_at`` is where the offset marker goes (None: none).
+    With ``unit_bytes`` other than 1 (a byte unit), positions are in bytes.
     """
     out = {}
     for fig, specs, data in (
@@ -113,8 +115,11 @@ def label_blocks(
             shown = cols.labels and cell >= min_cell * scale and len(data[kind])
             rows = None
             if shown and not (concealed and kind in POSITION_LABELS):
+                text = data[kind]
+                if kind == "pos_label" and unit_bytes != 1:
+                    text = _in_bytes(text, unit_bytes)
                 rows = {
-                    "x": data[x], "y": data[y], "text": data[kind],
+                    "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
                     "size": _font(min(px * scale, cell * FONT_SHARE[kind])),
                     "align": align, "baseline": baseline, "x_offset": 0.0,
@@ -123,6 +128,16 @@ def label_blocks(
             blocks.append([kind, rows])
         blocks += _extra_labels(fig, cols, cell, scale, offset_at)
         out[fig] = blocks
+    return out
+
+
+def _in_bytes(labels, unit_bytes: int) -> list[str]:
+    # Position labels ("5", "@5") in bytes of an element of unit_bytes bytes.
+    out = []
+    for label in labels:
+        at = label.startswith("@")
+        number = int(label[1:] if at else label) * unit_bytes
+        out.append(f"@{number}" if at else str(number))
     return out
 
 
@@ -142,6 +157,7 @@ def rows_for(
     scale: float,
     offset_at: tuple[float, float] | None,
     concealed: bool,
+    unit_bytes: int = 1,
 ) -> dict:
     """``label_rows(label_blocks(...))`` of these arguments, kept for the last few drawings.
 
@@ -150,11 +166,11 @@ def rows_for(
     rows at 64x64, built again at every student's edit before. What it returns is
     shared (:mod:`explorer.kept`); nothing changes it.
     """
-    key = (tuple(sorted(cells.items())), scale, offset_at, concealed)
+    key = (tuple(sorted(cells.items())), scale, offset_at, concealed, unit_bytes)
     found = _kept.get_for((cols,), key)
     if found is not None:
         return found
-    rows = label_rows(label_blocks(cols, cells, scale, offset_at, concealed))
+    rows = label_rows(label_blocks(cols, cells, scale, offset_at, concealed, unit_bytes))
     freeze(rows.values())
     _kept.put_for((cols,), key, rows)
     return rows
@@ -169,19 +185,60 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         x, y = offset_at
         common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
                   "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
-        mark = {**common, "text": ["▲"], "color": [C.OFFSET], "size": _font(13 * scale)}
+        mark = {**common, "text": ["▲"], "color": [C.OFFSET],
+                "size": _font(min(13 * scale, max(8.0, 0.7 * cell)))}  # fmt: skip
+        if cell < 12 * scale:  # rows too close for the name: the marker alone, hover tells
+            return [["offset_mark", mark], ["offset", None]]
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
                 "size": _font(10 * scale), "x_offset": 8.0 * scale}  # fmt: skip
+        # The name goes right of the marker, or left of it where the figure ends first
+        # (about 6 characters of 10 px, past the 8 px gap).
+        if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 6.2) * scale:
+            name.update(align="right", x_offset=-8.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
     texts = cols.tiles["text"]
     if not len(texts) or len(texts) > TILE_LIMIT:
         return [["tile", None]]
-    room = cell * cols.grid.shape[-1]
-    font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)))
+    # Each header sits on its tile's top edge, lifted clear of the cursor's frame on the
+    # tile's first row (the frame reaches past the cell's edge), within the row above.
+    clear = frame_reach(cell) + 1
+    room = cell * tile_room(cols.grid)
+    font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)), cell * TILE_ROW - clear)
     if font < 7:
         return [["tile", None]]
     return [["tile", {
-        "x": cols.tiles["x"], "y": cols.tiles["y"], "text": cols.tiles["text"],
-        "color": ["#333333"] * len(texts), "size": _font(font), "align": "left",
-        "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
+        "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": cols.tiles["text"],
+        "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
+        "baseline": "bottom", "x_offset": 0.0, "y_offset": -clear, "style": "normal",
     }]]  # fmt: skip
+
+
+def tile_room(grid) -> float:
+    """How many cells wide a tile's header may be: its tile and the gap to the next."""
+    return grid.shape[-1] + 1
+
+
+#: The smallest font (px) a tile header is drawn at; its cells are made large enough.
+TILE_FONT = 9
+
+
+def tile_cell(cols: C.Columns, scale: float) -> float:
+    """The cell size (px) at which every tile's header fits over its tile at TILE_FONT."""
+    texts = cols.tiles["text"]
+    if not len(texts):
+        return 0.0
+    return 0.62 * TILE_FONT * scale * max(len(t) for t in texts) / tile_room(cols.grid)
+
+
+#: The height, in cells, of the row above a tile that holds its header (the cell's top
+#: edge to the next tile's cells or the figure's top).
+TILE_ROW = 1.0
+
+
+def frame_reach(cell: float) -> float:
+    """How far (px) the cursor's frame reaches past the edge of a ``cell`` px cell."""
+    from .figures import frame_rings  # the figures draw their labels: imported late
+
+    spec = frame_rings(cell)["cursor"]
+    outer = spec["rings"][0][1]
+    return max(0.0, (spec["size"] - 1) / 2 * cell + outer / 2)

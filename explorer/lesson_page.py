@@ -371,6 +371,8 @@ class _Page:
         self.show_me = Button(label="show me", name="lesson-show-me", width=90,
                               css_classes=["candela-show-me"], visible=False)  # fmt: skip
         self.reveal = _div("", "lesson-reveal", "candela-reveal", width=w, visible=False)
+        for widget in (self.prev, self.next, self.check, self.show_me, self.answer):
+            widget.stylesheets = [f.themed]  # light or dark, as the traversal's widgets
         self.answer_row = row(self.answer, self.check)
         self.lesson_panel = column(
             self.header,
@@ -459,10 +461,15 @@ class _Page:
         )
         lesson = column(self.lesson_panel, self.info, width=_WIDTH + 10)
         body = row(lesson, views, styles={"flex-wrap": "wrap", "gap": "8px 24px"})
+        from bokeh.models import InlineStyleSheet
+
+        from .style import THEME_CSS
+
         return column(
             title,
             body,
             css_classes=["candela-explorer", "candela-export", "candela-lesson-page"],
+            stylesheets=[InlineStyleSheet(css=THEME_CSS)],  # light or dark (theme.css)
             styles={"padding": "8px"},
         )
 
@@ -510,7 +517,11 @@ def _standalone_html(doc, title: str) -> str:
     docs_json, render_items = standalone_docs_json_and_render_items(doc)
     bundle = bundle_for_objs_and_resources([doc], INLINE)
     bundle.js_files, bundle.css_files = [], []
-    return html_page_for_render_items(bundle, docs_json, render_items, title=title)
+    from .style import PAGE_TEMPLATE
+
+    return html_page_for_render_items(
+        bundle, docs_json, render_items, title=title, template=PAGE_TEMPLATE
+    )
 
 
 def lesson_filename(lesson_id: str, unit: str = "elements") -> str:

@@ -13,7 +13,9 @@ each front-end connection to a kernel picks at random.
 The JavaScript and stylesheets are inlined (``pn.config.inline``), so an
 explorer renders with no network: by default Panel would fetch them from
 cdn.bokeh.org and cdn.holoviz.org. ``PANEL_INLINE=false`` in the kernel's
-environment turns that off (smaller notebooks, but a network is needed). Once
+environment turns that off (smaller notebooks, but a network is needed), and so
+does ``CANDELA_PLAIN=1`` (Panel's inline mode needs a patch for panes redrawn from
+the kernel). Once
 an explorer has been displayed, the kernel's other Panel outputs are inlined
 too: the setting, and the fix for panes redrawn from the kernel
 (:mod:`explorer.patches.inline_panes`), are Panel's, for the whole kernel.
@@ -79,10 +81,12 @@ def ensure_extension() -> None:
         return
     # Bokeh and Panel's JavaScript go into the output itself, not a CDN link, and
     # stylesheets of models the kernel sends later are inlined too (Panel reads
-    # the flag at every update). An explicit PANEL_INLINE still wins.
-    if "PANEL_INLINE" not in os.environ:
+    # the flag at every update). An explicit PANEL_INLINE still wins. Panel 1.9's
+    # inline mode needs the fix for redrawn panes (explorer.patches.inline_panes): without
+    # it a redrawn pane refers the page to stylesheets it was never sent, and the page
+    # stops taking the kernel's changes. With the patch off, Panel's links stay.
+    if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
-    inline_pane_updates()
     from panel.io.state import state
 
     shown = set(state._views)

@@ -12,14 +12,21 @@ Argument kinds:
 
 - ``int``: an integer literal, e.g. ``narrow``'s ``dim``;
 - ``ints``: a tuple or list of integer literals, or one integer;
-- ``slices``: an ``s[...]`` subscript.
+- ``slices``: an ``s[...]`` subscript (candela's `slice`: an integer keeps its axis);
+- ``index``: a Python subscript ``[...]`` with NumPy's meaning (an integer drops its axis).
+
+An op whose first argument is a shape or a list of axes (``spread``) takes it
+either way, as NumPy and PyTorch do: ``.reshape(2, 6)`` or ``.reshape((2, 6))``.
+The arguments are kept as they were written, and candela reads both.
 
 >>> REGISTRY["narrow"].signature
 '.narrow(dim, start, length)'
 >>> REGISTRY["permute"].call_text(("1, 0",))
 '.permute(1, 0)'
->>> suggestion("swapaxes")
-'`swapaxes` is not a candela operation: NumPy and PyTorch `swapaxes` is `.transpose([dim0], [dim1])` here'
+>>> REGISTRY["subscript"].call_text(("1:, ::-2",))
+'[1:, ::-2]'
+>>> suggestion("swapdims")
+'`swapdims` is not a candela operation: NumPy and PyTorch `swapdims` is `.swapaxes(axis1, axis2)` here'
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 
 __all__ = ["REGISTRY", "Arg", "Op", "names", "register", "suggestion", "unregister"]
 
-KINDS = ("int", "ints", "slices")
+KINDS = ("int", "ints", "slices", "index")
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,10 @@ class Op:
     torch: str = ""
     #: Other libraries' names for this operation; typing one names this op in the message.
     foreign: tuple[str, ...] = ()
-    #: ``permute(1, 0)`` and ``permute((1, 0))`` both accepted, and called spread.
+    #: ``permute(1, 0)`` and ``permute((1, 0))`` both accepted (candela reads both).
     spread: bool = False
+    #: Written as a Python subscript, ``[1:, ::-2]``, not as a method call.
+    bracket: bool = False
     #: Written without parentheses, as a property: ``.T``.
     attribute: bool = False
     #: Makes a new buffer (``as_contiguous``): positions then index the copy.
@@ -90,6 +99,8 @@ class Op:
         """``.narrow(dim, start, length)``; optional arguments in brackets; ``.T`` for a property."""
         if self.attribute:
             return f".{self.name}"
+        if self.bracket:
+            return "[" + ", ".join(a.name for a in self.args) + "]"
         parts = [f"[{a.name}]" if a.optional else a.name for a in self.args]
         return f".{self.name}(" + ", ".join(parts) + ")"
 
@@ -100,10 +111,7 @@ class Op:
         target = getattr(tensor, self.method or self.name)
         if self.attribute:
             return target
-        values = [_candela_value(a) for a in args]
-        if self.spread and len(values) == 1 and isinstance(values[0], tuple):
-            values = list(values[0])
-        return target(*values)
+        return target(*(_candela_value(a) for a in args))
 
     def call_text(self, texts: tuple[str, ...] | list[str]) -> str:
         """The step's text from the argument boxes' texts, e.g. ``.narrow(0, 1, 2)``.
@@ -114,6 +122,9 @@ class Op:
         """
         if self.attribute:
             return f".{self.name}"
+        if self.bracket:
+            inner = str(texts[0]).strip().removeprefix("[").removesuffix("]")
+            return f"[{inner}]"
         parts = []
         for arg, text in zip(self.args, texts):
             text = str(text).strip()
@@ -121,7 +132,7 @@ class Op:
                 break
             if arg.kind == "ints" and not self.spread:
                 inner = text.strip("()[]").strip().rstrip(",")
-                text = f"({inner},)" if inner else "()"
+                text = f"({inner})" if "," in inner else (inner or "()")
             elif arg.kind == "ints":
                 text = text.strip("()[]").strip().rstrip(",")
             elif arg.kind == "slices":
@@ -192,27 +203,48 @@ def _slice(tensor: Any, args: tuple) -> Any:
     return tensor.slice(s[spec.items])
 
 
+def _subscript(tensor: Any, args: tuple) -> Any:
+    (spec,) = args
+    return tensor.subscript(spec.items)
+
+
 # --------------------------------------------------------------------------- the operations
 
 register(
     Op(
         "transpose",
-        (Arg("dim0", "int", optional=True), Arg("dim1", "int", optional=True)),
-        help="reverse every axis, or swap two",
-        numpy="a.T / np.swapaxes(a, d0, d1)",
-        torch="x.transpose(d0, d1)",
-        foreign=("swapaxes", "swapdims", "t"),
-        counts=(0, 2),
+        (Arg("axes", "ints", "", optional=True),),
+        help="no axes: reverse every axis; every axis listed: NumPy's permutation "
+        "(on 2-D, .transpose(0, 1) changes nothing); two axes of another rank: PyTorch's swap",
+        numpy="a.T / a.transpose(2, 0, 1)",
+        torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
+        foreign=("t",),
+        spread=True,
+    )
+)
+register(
+    Op(
+        "subscript",
+        (Arg("key", "index", "1:, ::-1"),),
+        help="a Python subscript with NumPy's meaning: an integer drops its axis ([1], [:, 2]), "
+        "a slice keeps it, None adds an axis of size 1, ... stands for the rest "
+        "(.slice(s[...]) keeps every axis instead)",
+        numpy="a[1:, ::-1]",
+        torch="x[1:] (no negative steps: x.flip)",
+        foreign=("getitem", "index"),
+        bracket=True,
+        run=_subscript,
     )
 )
 register(
     Op(
         "slice",
         (Arg("ranges", "slices", "0:2, ::-1"),),
-        help="take ranges of the leading axes, keeping the rank; a negative step flips",
-        numpy="a[0:2, ::-1]",
+        help="candela's slice: ranges of the leading axes, keeping the rank (an integer keeps "
+        "its axis with size 1, unlike x[1]); a negative step flips",
+        numpy="a[0:2, ::-1] (a[1:2] for s[1])",
         torch="x[0:2] (no negative steps)",
-        foreign=("getitem", "index_select", "take"),
+        foreign=("index_select", "take"),
         run=_slice,
     )
 )
@@ -233,6 +265,7 @@ register(
         numpy="a.view() with a.shape = ...",
         torch="x.view(shape)",
         foreign=("view_as",),
+        spread=True,
     )
 )
 register(
@@ -242,7 +275,8 @@ register(
         help="another shape: a view where strides can say it, else a packed copy",
         numpy="a.reshape(shape)",
         torch="x.reshape(shape)",
-        foreign=("ravel", "flatten", "reshape_as"),
+        foreign=("reshape_as",),
+        spread=True,
     )
 )
 register(
@@ -252,8 +286,100 @@ register(
         help="reorder the axes: axis i of the result is axis axes[i]",
         numpy="a.transpose(axes)",
         torch="x.permute(axes)",
-        foreign=("movedim", "moveaxis", "rollaxis"),
         spread=True,
+    )
+)
+register(
+    Op(
+        "swapaxes",
+        (Arg("axis1", "int", "0"), Arg("axis2", "int", "1")),
+        help="swap two axes (PyTorch's two-axis transpose)",
+        numpy="a.swapaxes(a1, a2)",
+        torch="x.swapaxes(a1, a2) / x.transpose(a1, a2)",
+        foreign=("swapdims",),
+    )
+)
+register(
+    Op(
+        "moveaxis",
+        (Arg("source", "ints", "0"), Arg("destination", "ints", "-1")),
+        help="move axes to new places; the others keep their order",
+        numpy="np.moveaxis(a, source, destination)",
+        torch="x.moveaxis(source, destination)",
+        foreign=("rollaxis",),
+    )
+)
+register(
+    Op(
+        "movedim",
+        (Arg("source", "ints", "-1"), Arg("destination", "ints", "0")),
+        help="PyTorch's name for moveaxis",
+        numpy="np.moveaxis(a, source, destination)",
+        torch="x.movedim(source, destination)",
+    )
+)
+register(
+    Op(
+        "select",
+        (Arg("dim", "int", "0"), Arg("index", "int", "0")),
+        help="the slice at index of axis dim, that axis dropped: .select(1, 2) is [:, 2]",
+        numpy="a[:, index] (index on axis dim)",
+        torch="x.select(dim, index)",
+    )
+)
+register(
+    Op(
+        "flatten",
+        (Arg("start_dim", "int", "", optional=True), Arg("end_dim", "int", "", optional=True)),
+        help="axes start_dim..end_dim (all) merged into one: a view where strides allow, "
+        "else a packed copy",
+        numpy="a.reshape(-1) (a.flatten() always copies)",
+        torch="x.flatten(start_dim, end_dim)",
+    )
+)
+register(
+    Op(
+        "ravel",
+        help="every axis merged into one: a view where strides allow, else a packed copy",
+        numpy="a.ravel()",
+        torch="x.ravel()",
+    )
+)
+register(
+    Op(
+        "diagonal",
+        (
+            Arg("offset", "int", "", optional=True),
+            Arg("dim1", "int", "", optional=True),
+            Arg("dim2", "int", "", optional=True),
+        ),
+        help="the diagonal of axes dim1, dim2 as a last axis of stride stride[dim1] + stride[dim2]",
+        numpy="a.diagonal(offset, dim1, dim2)",
+        torch="x.diagonal(offset, dim1, dim2)",
+        foreign=("diag", "trace"),
+    )
+)
+register(
+    Op(
+        "unfold",
+        (Arg("dim", "int", "0"), Arg("size", "int", "2"), Arg("step", "int", "1")),
+        help="sliding windows: axis dim becomes (n - size)//step + 1 windows, a last axis of size",
+        numpy="sliding_window_view(a, size, axis=dim) (then [::step] on dim)",
+        torch="x.unfold(dim, size, step)",
+        foreign=("sliding_window_view", "windows"),
+    )
+)
+register(
+    Op(
+        "as_strided",
+        (
+            Arg("shape", "ints", "3, 3"),
+            Arg("stride", "ints", "1, 1"),
+            Arg("offset", "int", "", optional=True),
+        ),
+        help="any shape and stride over the same buffer, from offset (refused past its ends)",
+        numpy="as_strided(a, shape, strides in bytes)",
+        torch="x.as_strided(shape, stride, offset)",
     )
 )
 register(
@@ -273,6 +399,7 @@ register(
         numpy="np.flip(a, axes)",
         torch="x.flip(axes)",
         foreign=("flipud", "fliplr"),
+        spread=True,
     )
 )
 register(

@@ -1,25 +1,29 @@
 """The pipeline: a chain of Layout derivations written as Python method-chain text.
 
-A pipeline such as ``.transpose().slice(s[0:2, ::-1]).broadcast((2, 4, 2))`` is
-parsed with :mod:`ast` and checked against a whitelist of zero-copy derivations
-(plus ``as_contiguous``, the one copy) whose arguments must be literal integers,
-tuples or lists of integers, or ``s[...]`` subscripts. Nothing typed is ever
-evaluated: the text becomes a list of :class:`Step` values, which format back
-to canonical text and are applied one by one to a starting tensor. Every error
-names the step number, the step's text and the reason.
+A pipeline is what follows ``x`` in NumPy or PyTorch code: method calls in
+either library's spelling and Python subscripts with NumPy's meaning, such as
+``.T[::2].reshape(-1)`` or ``.transpose().slice(s[0:2, ::-1]).broadcast((2, 4, 2))``
+(a leading ``x`` is allowed, so text pasted from a notebook works). It is
+parsed with :mod:`ast` and checked against the whitelist of :data:`ops.REGISTRY`,
+whose arguments must be literal integers, tuples or lists of integers,
+``s[...]`` subscripts, or (in ``[...]``) integers, slices, ``None`` and ``...``.
+Nothing typed is ever evaluated: the text becomes a list of :class:`Step`
+values, each keeping the text the user wrote for it (the step list and every
+message show that spelling), applied one by one to a starting tensor. Every
+error names the step number, the step's text and the reason.
 
 >>> steps = parse(".transpose().slice(s[0:2, ::-1])")
 >>> [step.name for step in steps]
 ['transpose', 'slice']
->>> format_pipeline(steps)
-'.transpose().slice(s[0:2, ::-1])'
+>>> format_pipeline(parse("x.flip(0)[1:, None]"))
+'.flip(0)[1:, None]'
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .ops import REGISTRY, suggestion
@@ -27,8 +31,8 @@ from .ops import REGISTRY, suggestion
 if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
     from candela import Tensor
 
-# One item of an ``s[...]`` subscript: an integer (select one, keep the axis) or a slice.
-SliceItem = int | slice
+# One item of a subscript: an integer, a slice, and (in ``[...]`` only) None or ``...``.
+SliceItem = int | slice | None | type(Ellipsis)
 
 #: The largest number of elements a step may produce: walking or copying more
 #: would take the page (and the server's memory) down with it.
@@ -57,10 +61,12 @@ class PipelineError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """One derivation of a pipeline: the method name and its literal arguments."""
+    """One derivation of a pipeline: the op's name, its literal arguments as written,
+    and the text the user wrote for it (``""`` for a step built in code)."""
 
     name: str
     args: tuple = ()
+    text: str = field(default="", compare=False, repr=False)
 
     def __str__(self) -> str:
         return format_step(self)
@@ -70,6 +76,10 @@ class Step:
 
 
 def _format_slice_item(item: SliceItem) -> str:
+    if item is None:
+        return "None"
+    if item is Ellipsis:
+        return "..."
     if isinstance(item, int):
         return str(item)
     text = ("" if item.start is None else str(item.start)) + ":"
@@ -88,19 +98,23 @@ def _format_arg(value: object) -> str:
     return str(value)
 
 
-def format_step(step: Step) -> str:
-    """Canonical text of one step, e.g. ``.narrow(0, 1, 2)``, ``.permute(1, 0)``, ``.T``."""
+def format_step(step: Step, canonical: bool = False) -> str:
+    """The text of one step: as the user wrote it, or (``canonical``, or a step built
+    in code) the canonical form, e.g. ``.narrow(0, 1, 2)``, ``.permute(1, 0)``, ``.T``, ``[1:]``."""
+    if step.text and not canonical:
+        return step.text
     op = REGISTRY.get(step.name)
     if op is not None and op.attribute:
         return f".{step.name}"
-    if op is not None and op.spread and len(step.args) == 1:
-        return f".{step.name}(" + ", ".join(str(v) for v in step.args[0]) + ")"
+    if op is not None and op.bracket:
+        (spec,) = step.args
+        return "[" + ", ".join(_format_slice_item(i) for i in spec.items) + "]"
     return f".{step.name}(" + ", ".join(_format_arg(a) for a in step.args) + ")"
 
 
-def format_pipeline(steps: list[Step] | tuple[Step, ...]) -> str:
-    """Canonical text of a whole pipeline; ``parse`` reads it back to the same steps."""
-    return "".join(format_step(step) for step in steps)
+def format_pipeline(steps: list[Step] | tuple[Step, ...], canonical: bool = False) -> str:
+    """The text of a whole pipeline (see `format_step`); ``parse`` reads it back to the same steps."""
+    return "".join(format_step(step, canonical) for step in steps)
 
 
 @dataclass(frozen=True)
@@ -135,10 +149,11 @@ def _int_literal(node: ast.AST, what: str) -> int:
     raise _Reject(f"{what} must be an integer literal, got `{ast.unparse(node)}`")
 
 
-def _ints_literal(node: ast.AST, what: str) -> tuple[int, ...]:
+def _ints_literal(node: ast.AST, what: str) -> int | tuple[int, ...]:
+    # One integer stays one integer; a tuple or list becomes a tuple: as written.
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_int_literal(e, f"each entry of {what}") for e in node.elts)
-    return (_int_literal(node, what),)
+    return _int_literal(node, what)
 
 
 def _slice_item(node: ast.AST) -> SliceItem:
@@ -162,27 +177,88 @@ def _slices_literal(node: ast.AST, what: str) -> SliceSpec:
     return SliceSpec(tuple(_slice_item(e) for e in elements))
 
 
-_READERS = {"int": _int_literal, "ints": _ints_literal, "slices": _slices_literal}
+def _index_item(node: ast.AST) -> SliceItem:
+    if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        raise _Reject(
+            f"`{ast.unparse(node)}` is fancy indexing (it copies); a pipeline subscript takes "
+            "integers, slices, None and ..."
+        )
+    return _slice_item(node)
+
+
+def _index_literal(node: ast.AST, what: str = "a subscript") -> SliceSpec:
+    elements = node.elts if isinstance(node, ast.Tuple) else [node]
+    items = tuple(_index_item(e) for e in elements)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise _Reject("a subscript may hold `...` once")
+    return SliceSpec(items)
+
+
+_READERS = {
+    "int": _int_literal,
+    "ints": _ints_literal,
+    "slices": _slices_literal,
+    "index": _index_literal,
+}
 
 
 def _read_step(call: ast.Call) -> Step:
     name = call.func.attr  # type: ignore[attr-defined]
     op = REGISTRY.get(name)
-    if op is None:
+    if op is None or op.bracket:
         raise _Reject(suggestion(name))
     if op.attribute:
         raise _Reject(f"`{name}` is a property: write `.{name}` without parentheses")
+    nodes = list(call.args)
+    if any(isinstance(a, ast.Starred) for a in nodes):
+        raise _Reject("write each argument out: `*` is not read")
     if call.keywords:
-        raise _Reject("pass arguments by position, not by keyword")
-    if op.spread and (len(call.args) > 1 or (call.args and not _is_sequence(call.args[0]))):
-        # permute(1, 0) is permute((1, 0))
+        nodes = _with_keywords(op, nodes, call.keywords)
+    if op.spread and (len(nodes) > 1 or (nodes and not _is_sequence(nodes[0]))):
+        # reshape(2, 6) as well as reshape((2, 6)): kept as written, candela reads both
         what = f"each of {op.args[0].name}"
-        return Step(name, (tuple(_int_literal(a, what) for a in call.args),))
-    if len(call.args) not in op.arities:
+        return Step(name, tuple(_int_literal(a, what) for a in nodes))
+    if len(nodes) not in op.arities:
         counts = " or ".join(str(n) for n in op.arities)
-        raise _Reject(f"`{name}` takes {counts} argument(s) ({op.signature}), got {len(call.args)}")
-    args = tuple(_READERS[a.kind](node, a.name) for a, node in zip(op.args, call.args))
+        if op.spread:
+            raise _Reject(
+                f"`{name}` takes {op.args[0].name} as one tuple or as separate integers "
+                f"(`.{name}(2, 6)` or `.{name}((2, 6))`), got {len(nodes)} arguments"
+            )
+        raise _Reject(f"`{name}` takes {counts} argument(s) ({op.signature}), got {len(nodes)}")
+    args = tuple(_READERS[a.kind](node, a.name) for a, node in zip(op.args, nodes))
     return Step(name, args)
+
+
+def _with_keywords(op, nodes: list, keywords: list) -> list:
+    """Keyword arguments (``diagonal(offset=1)``) put in their places, or refused by name."""
+    names = [a.name for a in op.args]
+    given = {}
+    for kw in keywords:
+        if kw.arg is None:
+            raise _Reject("write each argument out: `**` is not read")
+        if kw.arg not in names:
+            raise _Reject(f"`{op.name}` has no argument `{kw.arg}` ({op.signature})")
+        if names.index(kw.arg) < len(nodes) or kw.arg in given:
+            raise _Reject(f"`{kw.arg}` is given twice")
+        given[kw.arg] = kw.value
+    out = list(nodes)
+    for name in names[len(nodes) :]:
+        if not given:
+            break
+        if name not in given:
+            raise _Reject(f"give `{name}` too, or pass the arguments by position ({op.signature})")
+        out.append(given.pop(name))
+    return out
+
+
+def _read_subscript(node: ast.Subscript) -> Step:
+    op = REGISTRY.get("subscript")
+    if op is None:
+        raise _Reject("subscripts are not a pipeline step here")
+    return Step(op.name, (_index_literal(node.slice),))
 
 
 def _is_sequence(node: ast.AST) -> bool:
@@ -328,12 +404,18 @@ def parse(text: str) -> list[Step]:
     if not isinstance(text, str):
         raise PipelineError(0, "", f"the pipeline must be text, got {type(text).__name__}")
     stripped = text.strip()
-    if not stripped:
+    if not stripped or stripped == "x":  # nothing, or nothing after `x`
         return []
     check_limits(stripped)
-    if not stripped.startswith("."):
+    pasted = re.match(r"x\s*(?=[.\[])", stripped)  # what follows `x` in a notebook
+    if pasted:
+        stripped = stripped[pasted.end() :]
+    if not stripped.startswith((".", "[")):
         raise PipelineError(
-            0, stripped, "a pipeline starts with a method call such as `.transpose()`"
+            0,
+            stripped,
+            "a pipeline is what follows `x`: it starts with a method call such as "
+            "`.transpose()` or a subscript such as `[1:]`",
         )
     source = f"({_ROOT}\n{stripped}\n)"
     try:
@@ -365,15 +447,16 @@ def parse(text: str) -> list[Step]:
         number = len(steps) + 1
         segment = _segment(source, node, before)
         before = node
-        if isinstance(node, ast.Subscript):
-            raise PipelineError(number, segment, "indexing is not a pipeline step")
         try:
-            if isinstance(node, ast.Attribute):
-                steps.append(_read_attribute(node))
+            if isinstance(node, ast.Subscript):
+                step = _read_subscript(node)
+            elif isinstance(node, ast.Attribute):
+                step = _read_attribute(node)
             else:
-                steps.append(_read_step(node))  # type: ignore[arg-type]
+                step = _read_step(node)  # type: ignore[arg-type]
         except _Reject as exc:
             raise PipelineError(number, segment, str(exc)) from None
+        steps.append(Step(step.name, step.args, segment))
     return steps
 
 

@@ -95,9 +95,7 @@ class PagePool:
         self.built = self.taken = self.discarded = 0
         self._last_request = 0.0
         self._scheduled = False
-        self._original = sessions.replace_session_creation(
-            context, self.create_session_if_needed
-        )
+        self._original = sessions.replace_session_creation(context, self.create_session_if_needed)
 
     # ------------------------------------------------------------------ filling
 

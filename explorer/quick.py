@@ -15,30 +15,35 @@ components here send the change alone and are otherwise Panel's own:
 - :class:`QuickHTML`: Panel's HTML pane; a new ``object`` sets its model's text
   (escaped exactly as Panel does) and nothing else;
 - :class:`QuickSelect`: Panel's select (the step list).
+
+That is a patch of Panel's internals (:mod:`explorer.patches.quick_updates`): off
+(``CANDELA_PLAIN``, another Panel), these are Panel's components as they are.
+
+The explorer's panes whose object changes (:class:`QuickHTML`, :class:`InlineMarkdown`)
+keep their stylesheets inline when redrawn in a notebook
+(:mod:`explorer.patches.inline_panes`); other Panel panes are left as Panel made them.
 """
 
 from __future__ import annotations
 
 import panel as pn
 
-__all__ = ["Quick", "QuickHTML", "QuickSelect"]
+from .patches.inline_panes import InlineOnRedraw
+from .patches.quick_updates import QuickHTMLUpdates, quick_updates
+from .patches.quick_updates import QuickUpdates as Quick
+
+__all__ = ["InlineMarkdown", "Quick", "QuickHTML", "QuickSelect"]
+
+quick_updates()  # on, unless CANDELA_PLAIN or another Panel says otherwise
 
 
-class Quick:
-    """Mixin for a Panel component: changes reach its model without the theme's styling."""
-
-    def _update_properties(self, *events, doc):
-        if any(event.name == "stylesheets" for event in events):
-            return super()._update_properties(*events, doc=doc)
-        return self._process_param_change({event.name: event.new for event in events})
-
-
-class QuickHTML(Quick, pn.pane.HTML):
+class QuickHTML(InlineOnRedraw, QuickHTMLUpdates, pn.pane.HTML):
     """Panel's ``HTML`` pane; a new ``object`` updates the model's text and nothing else."""
-
-    def _update(self, ref: str, model) -> None:
-        model.update(**self._process_param_change({"object": self.object}))
 
 
 class QuickSelect(Quick, pn.widgets.Select):
     """Panel's ``Select``, quick to change (see the module)."""
+
+
+class InlineMarkdown(InlineOnRedraw, pn.pane.Markdown):
+    """Panel's ``Markdown`` pane, its stylesheets kept inline when redrawn in a notebook."""

@@ -1,4 +1,4 @@
-"""How the explorer is served: compressed, only the Bokeh bundles it uses, no per-session checks.
+"""How the explorer is served: compressed, no per-session checks, the patches of a served process.
 
 Every server of the app (``candela-explorer``, :func:`explorer.testing.served_app`,
 the benchmarks) starts from :func:`server_settings` and calls
@@ -16,14 +16,14 @@ the benchmarks) starts from :func:`server_settings` and calls
   Bokeh's server leaves it off unless told a level; level 1 costs a few
   milliseconds a session, and each open connection keeps a compressor
   (about 0.3 MB with zlib's defaults).
-- **Bundles**: Bokeh's server puts every one of its bundles in the page.
-  ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
-  (``output_backend="canvas"``). ``bokeh-tables`` is not used either, but
+- **Bundles**: Bokeh's server puts every one of its bundles in the page, as it
+  does. ``bokeh-gl`` (WebGL) is never used: every figure draws on a canvas
+  (``output_backend="canvas"``), and the offline page (:mod:`explorer.export`)
+  leaves it out (:func:`lean_resources`). Leaving it out of served pages took a
+  change to Bokeh's server and saved 7% of the bytes of a first load: less than
+  a tenth, so served pages keep it. ``bokeh-tables`` is not used either, but
   Panel 1.9's own bundle needs it to load (its Tabulator imports Bokeh's table
-  module when ``panel.min.js`` runs), so it stays. The offline page
-  (:mod:`explorer.export`) leaves out the same bundle. A notebook keeps them
-  all: Panel's extension is loaded once for the whole notebook page, whose
-  other outputs may well draw with WebGL.
+  module when ``panel.min.js`` runs). A notebook keeps them all.
 - **No document validation per session**: Bokeh checks each new session's
   models for modelling mistakes (``BOKEH_VALIDATE_DOC``), which only ever logs,
   and costs each session walks over all its models: about a tenth of a
@@ -32,9 +32,11 @@ the benchmarks) starts from :func:`server_settings` and calls
 
 - **Patches** (:data:`SERVER_PATCHES`, each in :mod:`explorer.patches`, each
   optional): models serialized without working out defaults, no 50 ms wait
-  before an edit and none after it, one write per message, a change unlocking
-  only what is locked, a URL with a long number served, the garbage of ended
-  sessions collected at a pause of the pages and their memory handed back.
+  before an edit, one write per message (so an edit's answer never waits for
+  the socket either), a URL with a long number served, the garbage of ended
+  sessions collected at a pause of the pages and their memory handed back, an
+  ``ERROR`` reply to a page without the server's traceback, a page's change
+  applied only if a person could make it on the page.
   ``CANDELA_PLAIN=1`` turns them all off.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
@@ -44,7 +46,11 @@ the benchmarks) starts from :func:`server_settings` and calls
   origins) gets 403 and a one-line body instead of the page. That closes DNS
   rebinding: a foreign site whose name is made to resolve to this machine
   could otherwise read the page (and its session token) as its own; its
-  WebSocket was already refused by origin.
+  WebSocket was already refused by origin. The command also refuses such a
+  request, and a WebSocket from a foreign origin, before anything is built
+  for it (:mod:`explorer.patches.refuse_early`); this transform is what holds
+  with the patches off. Names are matched by :func:`allows`, IPv6 addresses
+  in brackets included.
 
 Nothing here holds a session's state: the one thing kept across requests is
 the compressed bytes of static files, keyed by path and content hash.
@@ -59,19 +65,22 @@ from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import patches
-from .patches.lean_bundles import lean_bundles
+from .patches.page_changes import MAX_MESSAGE_BYTES
+from .patches.short_errors import short_log_lines
 
 __all__ = [
     "SERVER_PATCHES",
     "UNUSED_BUNDLES",
     "WEBSOCKET_COMPRESSION_LEVEL",
     "CompressStaticOnce",
+    "allows",
     "freeze_lasting",
     "host_check",
     "lean_process",
     "lean_resources",
     "prepare_server",
     "server_settings",
+    "split_host",
 ]
 
 #: zlib level of the WebSocket's permessage-deflate: 1 is nearly as small as 6 at a
@@ -143,15 +152,47 @@ class CompressStaticOnce(GZipContentEncoding):
         return chunk
 
 
-def _host_names(hosts) -> frozenset[str]:
-    # "name:port" as an origin list has them; a browser leaves ":80" out of Host.
-    names = set()
-    for host in hosts:
-        host = str(host).strip().lower()
-        names.add(host)
-        if host.endswith(":80"):
-            names.add(host[:-3])
-    return frozenset(names)
+def split_host(text: str) -> tuple[str, str]:
+    """``(name, port)`` of ``host[:port]`` as a Host header or an origin has it, lowercased.
+
+    An IPv6 address is in brackets (``[::1]:5006``); without a port, 80.
+    Anything else is returned whole as the name, so it matches nothing.
+    """
+    text = text.strip().lower()
+    if text.startswith("["):
+        name, bracket, rest = text.partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return text, ""
+        return name + "]", rest[1:] or "80"
+    name, colon, port = text.rpartition(":")
+    if not colon:
+        return text, "80"
+    if ":" in name:  # an unbracketed IPv6 address
+        return text, ""
+    return name, port
+
+
+def allows(allowed, host: str) -> bool:
+    """Whether ``host`` (``name[:port]``) is one of ``allowed``.
+
+    ``allowed`` holds ``name:port`` (or ``name``, for port 80) as the server's
+    allowed origins are written; ``*`` stands for any one part of a dotted name,
+    or any port. An IPv6 address is written in brackets, ``[::1]:5006``.
+    """
+    name, port = split_host(host)
+    if not name or not port:
+        return False
+    for pattern in allowed:
+        want_name, want_port = split_host(str(pattern))
+        if want_port not in (port, "*"):
+            continue
+        if want_name == name:
+            return True
+        parts, want = name.split("."), want_name.split(".")
+        if not name.startswith("[") and len(parts) == len(want):
+            if all(w in ("*", p) for w, p in zip(want, parts)):
+                return True
+    return False
 
 
 def host_check(hosts) -> type[OutputTransform]:
@@ -159,15 +200,17 @@ def host_check(hosts) -> type[OutputTransform]:
 
     ``hosts`` are ``name:port`` as the server's allowed WebSocket origins are
     written. The refused request's own answer never reaches the client: its
-    status, headers and body are replaced.
+    status, headers and body are replaced. With the patch ``refuse_early`` on,
+    such a request never gets this far (:mod:`explorer.patches.refuse_early`):
+    this is the check that holds with it off.
     """
-    allowed = _host_names(hosts)
+    allowed = tuple(hosts)
 
     class HostCheck(OutputTransform):
         def __init__(self, request) -> None:
             super().__init__(request)
             self.host = (request.headers.get("Host") or "").strip().lower()
-            self.refused = self.host not in allowed
+            self.refused = not allows(allowed, self.host)
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
             if not self.refused:
@@ -195,6 +238,9 @@ def server_settings() -> dict[str, Any]:
         "transforms": [CompressStaticOnce],
         # permessage-deflate for the WebSocket, when the browser offers it (all do).
         "websocket_compression_level": WEBSOCKET_COMPRESSION_LEVEL,
+        # A message larger than a page of the explorer ever sends closes its connection
+        # unread (Bokeh's default is 20 MB).
+        "websocket_max_message_size": MAX_MESSAGE_BYTES,
     }
 
 
@@ -224,19 +270,16 @@ def lean_resources(resources):
 
 
 def prepare_server(server) -> None:
-    """Before ``server`` (what :func:`panel.serve` returns) serves: lean pages, no validation.
+    """Before ``server`` (what :func:`panel.serve` returns) serves: no validation, the patches.
 
-    Its pages then list only the bundles the explorer uses
-    (:mod:`explorer.patches.lean_bundles`); every session of every server in this
-    process skips Bokeh's document validation, and the patches of
-    :func:`lean_process` are applied. What the process holds before it serves is
+    Every session of every server in this process skips Bokeh's document
+    validation, and the patches of :func:`lean_process` are applied. What the process holds before it serves is
     left out of every collection (:func:`freeze_lasting`): import the app first.
     Pages built ahead are the caller's to add (:func:`explorer.pool.install`): the
     command composes the server, the page and the pool.
     """
     lean_process()
     freeze_lasting()
-    lean_bundles(server, lean_resources)
 
 
 #: The patches of every served process (:mod:`explorer.patches`), in the order applied.
@@ -244,11 +287,12 @@ SERVER_PATCHES = (
     "lean_serialization",
     "unparsed_location",
     "no_debounce",
-    "answer_at_once",
     "one_write_per_message",
-    "light_unlock",
     "watch_messages",
     "collect_at_a_pause",
+    "short_errors",
+    "page_changes",
+    "ipv6_location",
 )
 
 
@@ -268,6 +312,7 @@ def lean_process() -> None:
     patches.announce_plain()
     for name in SERVER_PATCHES:
         patches.apply(name)
+    short_log_lines()  # a logging filter, not a patch: on with the patches off too
 
 
 def no_browser_info() -> None:

@@ -295,6 +295,19 @@ class ExplorerState(param.Parameterized):
     concealed = param.Boolean(
         default=False, doc="A lesson question waits for its answer: hide what would give it away."
     )
+    compare = param.String(
+        default="",
+        doc="A second pipeline over the same start tensor, drawn beside the first over one "
+        'buffer (e.g. ".T"); "" for none.',
+    )
+    compare_result = param.Parameter(
+        default=None, doc="The last good Result of the compare pipeline, or None (read only)."
+    )
+    theme = param.Selector(
+        default="",
+        objects=["", "light", "dark"],
+        doc='"light" or "dark"; "" follows the system or the notebook.',
+    )
 
     result = param.Parameter(default=None, doc="The last good Result (read only).")
     columns = param.Parameter(default=None, doc="What to draw for result (read only).")
@@ -382,6 +395,30 @@ class ExplorerState(param.Parameterized):
         self.error = message
 
     # ------------------------------------------------------------------ evaluation
+
+    @param.depends("compare", "result", watch=True)
+    def _evaluate_compare(self) -> None:
+        """The second view: the compare pipeline over the start the first one reads.
+
+        A bad compare pipeline sets ``error`` (naming it) and keeps the last good
+        second view, as a bad first pipeline does.
+        """
+        text = self.compare if isinstance(self.compare, str) else ""
+        ours = self.error is not None and self.error.startswith("compare: ")
+        if not text.strip():
+            self.param.update(compare_result=None, **({"error": None} if ours else {}))
+            return
+        start = self.result.states[0]
+        old = self.compare_result
+        if old is not None and old.states[0] is start and old.ops == text:
+            return
+        try:
+            result = evaluate(None, text, start)
+        except StateError as exc:
+            kept = old if old is not None and old.states[0] is start else None
+            self.param.update(compare_result=kept, error=f"compare: {exc}")
+            return
+        self.param.update(compare_result=result, **({"error": None} if ours else {}))
 
     def _batch(self):
         """The context one change of the inputs and everything it redraws is made in.

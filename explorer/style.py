@@ -7,6 +7,7 @@ presenter mode adds :data:`PRESENTER_CSS` to each and turns it on with a class.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -18,6 +19,28 @@ _HERE = Path(__file__).parent
 # "Right" or "Not quite" and carries a mark, so colour is never the only sign.
 RIGHT_COLOR = "#005A8C"
 WRONG_COLOR = "#A63C00"
+
+#: What every page of the explorer (served, offline, a lesson's) adds to Panel's or
+#: Bokeh's page template: a phone lays it out at its own width, not as a desktop page
+#: shrunk to 40%. A template's text, extending the page's own (both have the block).
+PAGE_TEMPLATE = (
+    '{% block preamble %}<meta name="viewport" content="width=device-width, '
+    'initial-scale=1"><style>'
+    # The page around the explorer in its colours too (theme.css): black when dark.
+    "@media (prefers-color-scheme: dark) { html:not(:has(.candela-light)) "
+    "{ background: #000000; color-scheme: dark; } } "
+    "html:has(.candela-dark) { background: #000000; color-scheme: dark; }"
+    "</style>{{ super() }}{% endblock %}"
+)
+
+
+@functools.cache
+def panel_page_template():
+    """Panel's page template (served and saved pages) with :data:`PAGE_TEMPLATE` added."""
+    from panel.io.resources import BASE_TEMPLATE
+
+    return BASE_TEMPLATE.environment.from_string('{% extends "base.html" %}' + PAGE_TEMPLATE)
+
 
 #: The class presenter mode puts on every pane and widget of the page.
 PRESENTER_CLASS = "candela-big"
@@ -49,9 +72,26 @@ PRESENTER_CSS = _scoped(
 )
 
 CSS = (_HERE / "page.css").read_text(encoding="utf-8") + (
-    f".candela-verdict-right {{ color: {RIGHT_COLOR}; }}\n"
-    f".candela-verdict-wrong {{ color: {WRONG_COLOR}; }}\n" + PRESENTER_CSS
+    f".candela-verdict-right {{ color: var(--candela-right, {RIGHT_COLOR}); }}\n"
+    f".candela-verdict-wrong {{ color: var(--candela-wrong, {WRONG_COLOR}); }}\n" + PRESENTER_CSS
 )
+
+#: The explorer's colours, light and dark (``theme.css``): the stylesheet of its
+#: outermost box, whose custom properties every pane inside inherits.
+THEME_CSS = (_HERE / "theme.css").read_text(encoding="utf-8")
+
+#: The themes a page can be asked for; "" follows the system or the notebook.
+THEMES = ("", "light", "dark")
+
+
+#: The classes of the explorer's outermost box that choose a theme (theme.css).
+THEME_CLASSES = ("candela-light", "candela-dark")
+
+
+def theme_classes(theme: str) -> list[str]:
+    """The classes of the explorer's outermost box that choose ``theme`` ("" for none)."""
+    return [f"candela-{theme}"] if theme in ("light", "dark") else []
+
 
 #: The marks of the figures, in the legend's order.
 LEGEND = (

@@ -107,6 +107,15 @@ function unitOf(args) {
   return {scale: Number(tag?.scale) || 1, bytes: tag != null && tag.unit !== "elements"}
 }
 
+// The buffer position(s) of a step, as figures.position_text writes them: in bytes once a
+// byte unit is chosen, with the buffer cell (counted in elements) beside.
+export function positionText(unit, prev, pos) {
+  const moved = (a, b, f) => (a == null ? `<b>${f(b)}</b>` : `${f(a)} → <b>${f(b)}</b>`)
+  if (!unit.bytes) return `position ${moved(prev, pos, (p) => p)}`
+  return `position ${moved(prev, pos, (p) => p * unit.scale)} bytes ` +
+    `(cell ${prev == null ? pos : `${prev} → ${pos}`})`
+}
+
 const PLAY = "▶ play"
 const PAUSE = "❚❚ pause"
 
@@ -184,17 +193,17 @@ export function render(args, k, sync = true) {
   }
 
   const index = escape(logical.data.index[k])
+  const unit = unitOf(args)
   let step
   if (k === 0) {
-    step = `start at the offset: position <b>${pos}</b>`
+    step = `start at the offset: ${positionText(unit, null, pos)}`
   } else {
-    const unit = unitOf(args)
     const sign = delta >= 0 ? "+" : "−"
     const word = delta < 0 ? "backward" : delta === 0 ? "stays" : "forward"
     const amount = `${sign}${Math.abs(delta) * unit.scale}${unit.bytes ? " bytes" : ""}`
     step = `axis <span class="candela-odometer-axis">${axis}</span> stepped · ` +
       `<span class="candela-odometer-delta">${amount}</span> = adj_stride[${axis}] ` +
-      `(${word}) · position ${prev} → <b>${pos}</b>`
+      `(${word}) · ${positionText(unit, prev, pos)}`
   }
   setOdometer(args,
     `<span class="candela-odometer" role="status">element ${k + 1} of ${n} · index ` +

@@ -1,6 +1,7 @@
 """The page's URL: the one place that reads and writes an explorer's state in the query string.
 
-Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``unit``
+Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``compare`` (a second
+pipeline over the same tensor, drawn beside the first), ``unit``
 (``elements`` or a dtype name), ``lesson``, ``step`` (from 1) and
 ``presenter`` (``true``). :func:`read_query` turns a query into a state
 update and messages for bad values (each falls back to its default);
@@ -71,6 +72,15 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             )
         else:
             updates["presenter"] = flag
+    if "theme" in first:
+        if first["theme"] in ("light", "dark", ""):
+            updates["theme"] = first["theme"]
+        else:
+            updates["theme"] = ""
+            messages.append(
+                f"in the URL: theme {first['theme'][:40]!r} is not light or dark; "
+                "following the system's"
+            )
     if "unit" in first:
         if first["unit"] in UNITS:
             updates["unit"] = first["unit"]
@@ -92,6 +102,13 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             updates["ops"] = ops
         except StateError as exc:
             messages.append(f"in the URL: {exc}; showing the pipeline without it")
+    compare = first.get("compare")
+    if compare is not None:
+        try:
+            evaluate(updates.get("shape", DEFAULT_SHAPE), compare, start)
+            updates["compare"] = compare
+        except StateError as exc:
+            messages.append(f"in the URL: compare {exc}; showing one view")
     return updates, messages
 
 
@@ -101,12 +118,16 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
     if not (st.lesson and lesson_at_step):
         parts.append("shape=" + quote(shape_text(st.result.shape), safe=","))
         parts.append("ops=" + quote(st.result.ops, safe=",.()[]:-"))
+    if st.compare_result is not None:
+        parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
     if st.unit != "elements":
         parts.append("unit=" + st.unit)
     if st.lesson:
         parts.append(f"lesson={quote(st.lesson)}&step={st.step}")
     if st.presenter:
         parts.append("presenter=true")
+    if st.theme:
+        parts.append("theme=" + st.theme)
     return "?" + "&".join(parts)
 
 
@@ -136,7 +157,11 @@ class UrlSync:
         self.show_error = show_error or st.show_error
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
-        st.param.watch(self.write, ["result", "unit", "lesson", "step", "presenter"])
+        self.corrected = False
+        st.param.watch(
+            self.write,
+            ["result", "compare_result", "unit", "lesson", "step", "presenter", "theme"],
+        )
         self.follow(location.search or "")
         self.write()  # the state on show, e.g. without the values the page fell back from
 
@@ -149,7 +174,13 @@ class UrlSync:
         """
         updates, self.messages = read_query(search, self.state.start)
         query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
-        defaults = {"unit": "elements", "presenter": False, "lesson": ""}
+        defaults = {
+            "unit": "elements",
+            "presenter": False,
+            "lesson": "",
+            "compare": "",
+            "theme": "",
+        }
         if "lesson" not in query:
             defaults["ops"] = ""  # a lesson link's step brings its own pipeline
         for key, value in defaults.items():
@@ -167,6 +198,15 @@ class UrlSync:
             self._following = False
         if self.messages:
             self.show_error("\n".join(self.messages))
+        asked = {k: v for k, v in first.items()}
+        shown = {k: getattr(self.state, k) for k in asked}
+        #: Whether the URL was rewritten to what the page shows (see :meth:`follow`).
+        self.corrected = bool(self.messages) or shown != asked
+        if self.corrected:
+            # The page fell back from something the URL says (a bad value, a step past
+            # the lesson's end): the URL says what the page shows, not what it refused.
+            self.location.search = query_for(self.state, self.at_step())
+            return
         # The browser already shows this URL: record it without sending it back.
         with param.discard_events(self.location):
             self.location.search = search

@@ -19,6 +19,7 @@ from .files import (
 from .grading import (
     byte_unit,
     format_answer,
+    walk_element,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - only for type hints
@@ -165,7 +166,7 @@ def _difference(target: Target, lay: Any, unit: str = "elements") -> str:
                 cells = "cell" if k == 1 else f"{k} cells"
                 return (
                     f"follows the target's walk for its first {cells}, then visits {mine} "
-                    f"where the target visits {theirs} (walk step {k})"
+                    f"where the target visits {theirs} ({walk_element(k, lay)})"
                 )
         if len(walk) != len(target.positions):
             return f"walks {len(walk)} cells, but the target's walk has {len(target.positions)}"

@@ -63,7 +63,9 @@ _INT64 = 2**63 - 1
 log = logging.getLogger(__name__)
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
-_STEP_KEYS = frozenset({"shape", "ops", "text", "question", "expect_error", "reveal", "challenge"})
+_STEP_KEYS = frozenset(
+    {"shape", "ops", "text", "question", "expect_error", "reveal", "challenge", "compare"}
+)
 _QUESTION_KEYS = frozenset(
     {"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index"}
 )
@@ -147,6 +149,8 @@ class Step:
     expect_error: str | None = None
     reveal: str = ""
     challenge: Challenge | None = None
+    #: A second pipeline over the same tensor, drawn beside the first ("" for none).
+    compare: str = ""
 
 
 @dataclass(frozen=True)
@@ -398,6 +402,10 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
     if not isinstance(ops, str):
         raise LessonError(source, f"{where}.ops", "must be a pipeline string ('' for none)")
     _check_text(ops, source, f"{where}.ops", MAX_OPS_CHARS)
+    compare = obj.get("compare", "")
+    if not isinstance(compare, str):
+        raise LessonError(source, f"{where}.compare", "must be a pipeline string ('' for none)")
+    _check_text(compare, source, f"{where}.compare", MAX_OPS_CHARS)
     text = _require_text(obj, "text", source, where)
     expect_error = obj.get("expect_error")
     if expect_error is not None and not (
@@ -444,6 +452,7 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
         expect_error=expect_error,
         reveal=reveal,
         challenge=challenge,
+        compare=compare,
     )
 
 
@@ -542,9 +551,21 @@ def _parse_challenge(raw: Any, source: str, where: str) -> Challenge:
     return Challenge(
         prompt=_require_text(obj, "prompt", source, where),
         target=target,
-        solution=_require_text(obj, "solution", source, where, MAX_OPS_CHARS),
+        solution=_require_pipeline(obj, "solution", source, where),
         why=_require_text(obj, "why", source, where),
     )
+
+
+def _require_pipeline(obj: Mapping, key: str, source: str, where: str) -> str:
+    """``obj[key]``, text that parses as a pipeline (never run here); else a LessonError."""
+    from ..pipeline import PipelineError, parse
+
+    text = _require_text(obj, key, source, where, MAX_OPS_CHARS)
+    try:
+        parse(text)
+    except PipelineError as exc:
+        raise LessonError(source, f"{where}.{key}", f"is not a pipeline: {exc}") from None
+    return text
 
 
 def _parse_target(raw: Any, source: str, where: str) -> Target:

@@ -75,7 +75,7 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
     if ask == "stride_bytes":
         return f"stride[{axis}] in bytes for {question.dtype}"
     if ask == "next_position":
-        return f"the buffer position after walk step {question.after}"
+        return f"the buffer position after {walk_element(question.after)}"
     if ask == "read_count":
         return f"the read count of buffer position {question.position}"
     if ask == "flat_index":
@@ -142,7 +142,7 @@ def explain(question: Question, layout: Layout | Tensor, unit: str = "elements")
     if ask == "next_position":
         (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
         return (
-            f"walk step {question.after} reads position {here}; the next index {index} steps "
+            f"{walk_element(question.after, lay)} reads position {here}; the next index {index} steps "
             f"axis {axis}, so add adj_stride[{axis}] = {delta}: {here} {_signed(delta)} = {there}."
         )
     if ask == "read_count":
@@ -254,7 +254,8 @@ def state_answer(question: Question, layout: Layout | Tensor, unit: str = "eleme
 
 
 def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> str:
-    """:func:`explain` with strides, jumps and offsets in bytes of ``unit``; positions in cells.
+    """:func:`explain` with strides, jumps, offsets and positions in bytes of ``unit`` (a
+    position beside its cell, the number a position question takes).
 
     >>> from candela import Layout
     >>> q = Question("adj_stride", "", -7, "", axis=0)
@@ -288,9 +289,10 @@ def explain_in_bytes(question: Question, layout: Layout | Tensor, unit: str) -> 
     if ask == "next_position":
         (_, here, _, _), (index, there, axis, delta) = _walk_steps(question, lay)
         return (
-            f"walk step {question.after} reads position {here}; the next index {index} steps "
-            f"axis {axis}, so add adj_stride[{axis}] = {delta * size} {of}, {_cells(delta)}: "
-            f"{here} {_signed(delta)} = {there}."
+            f"{walk_element(question.after, lay)} reads position {here * size} {of} (cell "
+            f"{here}); the next index {index} steps axis {axis}, so add adj_stride[{axis}] = "
+            f"{delta * size} {of}: {here * size} {_signed(delta * size)} = {there * size} "
+            f"{of}, cell {there * size}/{size} = {there}."
         )
     if ask == "flat_index":
         index = _index_of(question, lay)
@@ -571,8 +573,7 @@ _METHODS: dict[str, Any] = {
     ),
     "next_position": lambda q, lay: (
         "Find the axis that steps next (the innermost one that does not wrap) and add its "
-        "adj_stride to the position walk step "
-        f"{q.after} reads."
+        f"adj_stride to the position {walk_element(q.after)} reads."
     ),
     "read_count": lambda q, lay: (
         f"Count the logical cells that read buffer position {q.position}: hover it in the "
@@ -592,6 +593,8 @@ _METHODS: dict[str, Any] = {
 def _allowed_numbers(question: Question) -> set[int]:
     # Numbers a hint may name because the question itself names them.
     named = {question.axis, question.after, question.position, *(question.index or ())}
+    if question.after is not None:  # "element N of M", as the odometer counts
+        named.add(question.after + 1)
     named |= set(range(MAX_RANK))  # axis numbers and entry numbers
     if question.dtype:
         named.add(DTYPE_BYTES[question.dtype])
@@ -705,6 +708,19 @@ def _axis(question: Question, layout: Any) -> int:
     if axis is None or not -rank <= axis < rank:
         raise IndexError(f"axis {axis} is out of range for a rank-{rank} layout")
     return axis % rank
+
+
+def walk_element(k: int | None, layout: Any = None) -> str:
+    """Walk step ``k`` (from 0) as the odometer counts it: ``element k+1 of n`` (from 1).
+
+    >>> from candela import Layout
+    >>> walk_element(5, Layout((3, 4)))
+    'element 6 of 12'
+    """
+    k = -1 if k is None else k
+    if layout is None:
+        return f"element {k + 1} of the walk"
+    return f"element {k + 1} of {_as_layout(layout).len}"
 
 
 def _walk_steps(question: Question, layout: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

@@ -37,6 +37,11 @@ def verify_lesson(lesson: Lesson) -> list[str]:
     problems: list[str] = []
     for i, step in enumerate(lesson.steps):
         where = f"{lesson.source or lesson.id}: steps[{i}]"
+        if step.compare:
+            try:
+                step_layout(Step(step.shape, step.compare, ""))
+            except Exception as exc:
+                problems.append(f"{where}.compare: {step.compare!r} on {step.shape}: {exc}")
         try:
             layout = step_layout(step)
         except Exception as exc:

@@ -10,7 +10,8 @@ A patch is applied with :func:`apply` and is always optional:
 
 - ``CANDELA_PLAIN=1`` in the environment turns every patch off: the explorer then
   runs on its frameworks as they are (slower, never wrong); the command says so
-  when it starts (:func:`plain`).
+  when it starts (:func:`plain`). ``CANDELA_PLAIN=name,name`` turns only the patches
+  named off (one log line each), to measure what each buys.
 - On a version of Panel, Bokeh (or whichever packages a patch names) other than
   those it was checked against, or when a framework name it replaces is missing,
   the patch leaves the framework alone and logs one line saying why
@@ -18,13 +19,28 @@ A patch is applied with :func:`apply` and is always optional:
 - A browser patch (a ``.mjs`` file here) is put into the page only when it is on
   (:func:`browser_module`); off, its entry function is an empty one.
 
-Adding a patch: a module here with the patch's code and, at its end,
-``register(Patch(name=..., changes=..., why=..., buys=..., checked={...},
-needs=(...), install=...))``; its name in :data:`MODULES`; and a call to
-``apply(name)`` where it is needed (``explorer.serving.lean_process`` for the
-patches of every served process). ``benchmarks/bench_patches.py`` measures it on
-and off. Nothing outside this package assigns onto a framework class, module or
-prototype.
+Adding a patch:
+
+1. a module here (named by what the patch does) with the change in a function that
+   installs it once, and at its end ``register(Patch(name=..., changes=..., why=...,
+   buys=..., checked={"panel": "1.9"}, needs=("panel.x:Class.method", ...),
+   install=...))``: ``needs`` lists every framework name it reads or replaces (a
+   needed class attribute must be defined by the framework's own classes); a patch
+   that acts on an object (a server, a session) has no ``install`` and calls
+   ``apply(name)`` (and :func:`left_off` when that object lacks a name) where it acts;
+   a patch that repeats a framework function's steps lists it in ``copies``;
+2. the module's name in :data:`MODULES`;
+3. ``apply(name)`` where it is needed: ``explorer.serving.SERVER_PATCHES`` for every
+   served process, ``explorer.patches.browser.BROWSER_PATCHES`` for a ``.mjs`` file
+   (a ``script`` and its ``entry`` function);
+4. a test of what it buys, marked ``@pytest.mark.patched(name)`` (skipped where it is
+   off); ``tests/explorer/test_patches.py`` already holds every registered patch to
+   its guards (another release, a missing name, ``CANDELA_PLAIN``), and
+   ``benchmarks/bench_patches.py`` measures it on and off once it is in its
+   ``OWN_MEASURE``.
+
+Nothing outside this package assigns onto a framework class, module or prototype
+(``tests/explorer/test_layers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -45,11 +61,13 @@ __all__ = [
     "apply",
     "browser_module",
     "get",
+    "is_on",
     "left_off",
     "patches",
     "plain",
     "register",
     "skip_reason",
+    "source_hash",
 ]
 
 log = logging.getLogger("candela-explorer")
@@ -64,12 +82,16 @@ MODULES = (
     "unparsed_location",
     "immediate_changes",
     "one_write",
-    "light_unlock",
-    "lean_bundles",
     "pool_sessions",
     "inline_panes",
+    "quick_updates",
     "comm_stdout",
     "browser",
+    "refuse_early",
+    "short_errors",
+    "page_changes",
+    "ipv6_location",
+    "worker_restarts",
 )
 
 
@@ -78,9 +100,11 @@ class Patch:
     """One change to framework behaviour.
 
     ``checked`` maps a distribution name (``"panel"``, ``"bokeh"``) to the
-    ``major.minor`` it was checked against; ``needs`` lists the names it reads or
-    replaces, as ``"module:attribute.path"``; ``install()`` makes the change, once
-    (calling it again changes nothing). A browser patch has a ``script`` (a file of
+    ``major.minor`` it was checked against (or several, space-separated: ``"3.9 3.10"``);
+    ``needs`` lists the names it reads or replaces, as ``"module:attribute.path"``;
+    ``copies`` maps a framework function whose steps the patch repeats to the first 16
+    hex digits of the SHA-256 of its source, as checked: if that code changes, the patch
+    is left off. ``install()`` makes the change, once (calling it again changes nothing). A browser patch has a ``script`` (a file of
     this package) defining the function ``entry(Bokeh)`` instead of ``install``.
     """
 
@@ -90,6 +114,7 @@ class Patch:
     buys: str
     checked: dict[str, str]
     needs: tuple[str, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()
     install: Callable[[], None] | None = None
     script: str | None = None
     entry: str | None = None
@@ -122,9 +147,22 @@ def get(name: str) -> Patch:
     return _REGISTRY[name]
 
 
+def _plain_value() -> str:
+    return os.environ.get("CANDELA_PLAIN", "").strip().lower()
+
+
+def _named_off() -> set[str]:
+    """The patches ``CANDELA_PLAIN`` names (``CANDELA_PLAIN=cells,steady``), if it names any."""
+    names = {part.strip() for part in _plain_value().split(",") if part.strip()}
+    return names if names and names <= set(patches()) else set()
+
+
 def plain() -> bool:
-    """Whether ``CANDELA_PLAIN`` turns every patch off (any value but ``""``, ``0``, ``false``)."""
-    return os.environ.get("CANDELA_PLAIN", "").strip().lower() not in ("", "0", "false", "no")
+    """Whether ``CANDELA_PLAIN`` turns every patch off: any value but ``""``, ``0``, ``false``,
+    ``no``, or a list of patch names (``CANDELA_PLAIN=cells,steady`` turns only those off, as
+    ``benchmarks/bench_patches.py`` does to measure each)."""
+    value = _plain_value()
+    return value not in ("", "0", "false", "no") and not _named_off()
 
 
 def announce_plain() -> bool:
@@ -146,19 +184,46 @@ def _version(distribution: str) -> str | None:
 
 
 def _same_release(installed: str, checked: str) -> bool:
-    want = checked.split(".")
-    return installed.split(".")[: len(want)] == want
+    """Whether ``installed`` is one of the releases ``checked`` lists (``"3.9 3.10"``)."""
+    have = installed.split(".")
+    return any(have[: len(w.split("."))] == w.split(".") for w in checked.split())
+
+
+def source_hash(need: str) -> str | None:
+    """The first 16 hex digits of the SHA-256 of the source of ``"module:attr.path"``."""
+    import hashlib
+    import inspect
+
+    module_name, _, path = need.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in filter(None, path.split(".")):
+            obj = getattr(obj, part)
+        source = inspect.getsource(obj)
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
 def _resolve(need: str) -> bool:
-    """Whether ``"module:attr.path"`` names something that exists."""
+    """Whether ``"module:attr.path"`` names something that exists.
+
+    An attribute of a class must be defined by that package's own classes: a method a
+    release renamed is not found in a base class of another package (Tornado's, for a
+    Bokeh handler).
+    """
     module_name, _, path = need.partition(":")
     try:
         obj = importlib.import_module(module_name)
     except ImportError:
         return False
+    package = module_name.split(".")[0]
     for part in filter(None, path.split(".")):
-        if not hasattr(obj, part):
+        if isinstance(obj, type):
+            owner = next((k for k in obj.__mro__ if part in vars(k)), None)
+            if owner is None or owner.__module__.split(".")[0] != package:
+                return False
+        elif not hasattr(obj, part):
             return False
         obj = getattr(obj, part)
     return True
@@ -168,6 +233,8 @@ def skip_reason(patch: Patch) -> str | None:
     """Why ``patch`` must be left off here (None: it may be applied)."""
     if plain():
         return "CANDELA_PLAIN is set"
+    if patch.name in _named_off():
+        return "CANDELA_PLAIN names it"
     for distribution, checked in patch.checked.items():
         installed = _version(distribution)
         if installed is None or not _same_release(installed, checked):
@@ -175,6 +242,9 @@ def skip_reason(patch: Patch) -> str | None:
     for need in patch.needs:
         if not _resolve(need):
             return f"{need} is missing"
+    for need, checked_hash in patch.copies:
+        if source_hash(need) != checked_hash:
+            return f"the code of {need} is not the code it repeats"
     return None
 
 
@@ -209,6 +279,11 @@ def left_off(name: str, reason: str) -> bool:
         _STATE[name] = reason
         log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
     return False
+
+
+def is_on(name: str) -> bool:
+    """Whether the patch ``name`` has been applied (and not left off since)."""
+    return _STATE.get(name) is True
 
 
 def applied() -> dict[str, bool | str]:

@@ -84,5 +84,10 @@ register(
         checked={"panel": "1.9"},
         script="notebook_comm.mjs",
         entry="notebookComm",
+        upstream="JupyterLab: Run All on a notebook that displays a Panel TextInput and whose "
+        "last cell runs for seconds; type into the box and press Enter meanwhile: sometimes "
+        "the change stays in the page until the next one (the CommManager waits for an "
+        "acknowledgement that never comes); tests/explorer/test_jupyterlab.py shows it "
+        "with the patch off",
     )
 )

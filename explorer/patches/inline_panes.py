@@ -6,9 +6,11 @@ whose object changes (every HTML pane of the explorer, at every change of shape 
 ops) sends its stylesheets again as links to cdn.holoviz.org (``loading.css`` and
 the theme's ``default.css`` and ``native.css``): offline they fail, and the browser
 is sent references to stylesheet models it was never given. ``Pane._update_object``
-then patches the redrawn model before Panel sends it, replacing those links with
-the inlined sheets, as Panel does for layouts. It acts only with
-``pn.config.inline`` on, in a notebook (a comm), as the explorer sets it.
+is overridden for the explorer's own panes (:class:`InlineOnRedraw`, a mixin) to
+patch the redrawn model before Panel sends it, replacing those links with the
+inlined sheets, as Panel does for layouts. It acts only with ``pn.config.inline``
+on, in a notebook (a comm), as the explorer sets it, and never on another Panel
+pane of the kernel.
 
 Reproduction (for upstream): in a notebook, ``pn.extension(inline=True)``;
 ``p = pn.pane.HTML("a"); p``; then ``p.object = "b"``: the patch message sent to
@@ -18,44 +20,43 @@ pane's stylesheets.
 
 from __future__ import annotations
 
-from . import Patch, apply, register
+from . import Patch, apply, is_on, register
 
-__all__ = ["inline_pane_updates"]
+__all__ = ["InlineOnRedraw", "inline_pane_updates"]
 
 
 def inline_pane_updates() -> bool:
-    """Install the patch (see the module), if it is on."""
+    """Turn the patch on (see the module), if it may be; the explorer's panes then use it."""
     return apply("inline_panes")
 
 
-def _install() -> None:
-    from panel.config import config
-    from panel.io.notebook import patch_inline_stylesheets
-    from panel.io.state import state
-    from panel.pane.base import Pane
+class InlineOnRedraw:
+    """Mixin for the explorer's Panel panes: redrawn from the kernel, their stylesheets stay
+    inline (once :func:`inline_pane_updates` has turned the patch on). Only these panes: every
+    other Panel pane of the kernel is redrawn as Panel redraws it."""
 
-    update = Pane._update_object
-    if getattr(update, "_candela_inline", False):
-        return
+    def _update_object(self, ref, doc, root, parent, comm) -> None:
+        super()._update_object(ref, doc, root, parent, comm)
+        if comm is None or not is_on("inline_panes"):
+            return
+        from panel.config import config
+        from panel.io.notebook import patch_inline_stylesheets
+        from panel.io.state import state
 
-    def _update_object(self, ref, doc, root, parent, comm):
-        update(self, ref, doc, root, parent, comm)
-        if comm is None or not config.inline or state._is_pyodide or ref not in self._models:
+        if not config.inline or state._is_pyodide or ref not in self._models:
             return
         from bokeh.models import UIElement
 
         for model in self._models[ref][0].select({"type": UIElement}):
             patch_inline_stylesheets(model)
 
-    _update_object._candela_inline = True
-    Pane._update_object = _update_object
-
 
 register(
     Patch(
         name="inline_panes",
-        changes="panel.pane.base.Pane._update_object: Panel's own, then the redrawn model's "
-        "stylesheets inlined (with pn.config.inline, in a notebook)",
+        changes="panel.pane.base.Pane._update_object, overridden for the explorer's panes only "
+        "(InlineOnRedraw): Panel's own, then the redrawn model's stylesheets inlined "
+        "(with pn.config.inline, in a notebook)",
         why="Panel 1.9 sends a redrawn pane's stylesheets as CDN links even when inline",
         buys="an explorer in a notebook with no network keeps its styles (a fix)",
         checked={"panel": "1.9"},
@@ -64,7 +65,6 @@ register(
             "panel.io.notebook:patch_inline_stylesheets",
             "panel.io.state:state._is_pyodide",
         ),
-        install=_install,
         upstream="pn.extension(inline=True); p = pn.pane.HTML('a'); p; p.object = 'b'",
     )
 )

@@ -10,11 +10,28 @@
 // FLUSH_AFTER_MS is sent without the acknowledgement; the kernel handles messages in
 // order, so sending one before the last is acknowledged changes nothing else.
 //
+// Only the comm of an output that holds an explorer (its keyboard component, by the CSS
+// class below) is changed: every other Panel output on the page keeps Panel's own.
+//
 // No component of its own: part of the module of the explorer's keyboard component
 // (explorer/keys.py), whose render() calls notebookComm(). It changes Panel's
 // CommManager model (absent from a served page). Installing twice is a no-op.
 
 const FLUSH_AFTER_MS = 1000
+const EXPLORER_KEYS_CLASS = "candela-keys-help"
+
+// Whether a CommManager's document (one notebook output) holds an explorer.
+function explorersComm(manager) {
+  if (manager._candelaOurs) return true
+  const models = manager.document?._all_models?.values?.()
+  for (const model of models ?? []) {
+    if (model.css_classes?.includes?.(EXPLORER_KEYS_CLASS)) {
+      manager._candelaOurs = true // an explorer, once drawn, stays in its output
+      return true
+    }
+  }
+  return false
+}
 
 function notebookComm(Bokeh) {
   let manager
@@ -30,6 +47,7 @@ function notebookComm(Bokeh) {
   manager._document_changed = function (event) {
     changed.call(this, event)
     if (!this._blocked || !(this._event_buffer?.length > 0) || this._candelaTimer != null) return
+    if (!explorersComm(this)) return // another Panel output: Panel's own timing
     const wait = Math.max(0, Math.min(this._timeout - Date.now(), FLUSH_AFTER_MS))
     this._candelaTimer = setTimeout(() => {
       this._candelaTimer = null

@@ -8,8 +8,10 @@ class), by the pool's; a session it opens from a built document repeats Bokeh
 (:func:`arrive`). Everything else of the pool (when to build, which page to give)
 is :mod:`explorer.pool`, and reads the context only through the functions here.
 
-Off, or on a Bokeh other than 3.9, there is no pool: every page is built for its
-request, as Bokeh and Panel do.
+The patch checks Bokeh's own ``create_session_if_needed`` by its code (a hash of
+its source), not only by Bokeh's release: Bokeh 3.9.2's and 3.10.0.dev5's are the
+same, and the pool serves on both. Off, or when that code changes, there is no
+pool: every page is built for its request, as Bokeh and Panel do.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ __all__ = [
 ]
 
 log = logging.getLogger("candela-explorer")
+
+
+#: The first 16 hex digits of the SHA-256 of Bokeh 3.9.2's (and 3.10.0.dev5's)
+#: ``ApplicationContext.create_session_if_needed``, whose steps :func:`open_session` repeats.
+CHECKED = "047e758c152be0f6"
 
 
 def app_context(server: Any, path: str = "/") -> Any | None:
@@ -148,7 +155,10 @@ register(
         why="Bokeh has no public hook to give a session a document built beforehand",
         buys="a page served from the pool costs the server ~0.1 s instead of ~0.6 s "
         "(30 students opening the link at once)",
-        checked={"bokeh": "3.9", "panel": "1.9"},
+        # Bokeh 3.10.0.dev5's create_session_if_needed is 3.9's, line for line: the pool is
+        # checked by that code (``copies``), not by Bokeh's release.
+        checked={"bokeh": "3.9 3.10", "panel": "1.9"},
+        copies=(("bokeh.server.contexts:ApplicationContext.create_session_if_needed", CHECKED),),
         needs=(
             "bokeh.server.contexts:ApplicationContext.create_session_if_needed",
             "bokeh.server.contexts:BokehSessionContext._set_session",

@@ -99,6 +99,18 @@ KINDS = [
     "expand",
     "T",
     "mT",
+    # every spelling, and the strided tricks
+    "transpose_np",
+    "swapaxes",
+    "moveaxis",
+    "movedim",
+    "select",
+    "flatten",
+    "ravel",
+    "diagonal",
+    "unfold",
+    "as_strided",
+    "subscript",
 ]
 
 
@@ -147,9 +159,10 @@ def operations(draw, layout: Layout, kind=None):
             shape = shape[:k] + (-1,) + shape[k + 1 :]
             if draw(st.integers(0, 9)) == 0:
                 shape = (-1, *shape)
-        return ("view" if name == "view_infer" else name), (
-            shape if len(shape) > 1 or draw(st.booleans()) else shape[0],
-        )
+        name = "view" if name == "view_infer" else name
+        if len(shape) > 1 and draw(st.booleans()):
+            return name, tuple(shape)  # separate sizes: view(2, -1)
+        return name, (shape if len(shape) > 1 or draw(st.booleans()) else shape[0],)
     if name == "permute":
         _, (perm,) = draw(operations(layout, "transpose_axes"))
         # both spellings: permute(1, 0) and permute((1, 0))
@@ -160,6 +173,8 @@ def operations(draw, layout: Layout, kind=None):
         axes = draw(st.lists(axis, max_size=rank + 1))
         if len(axes) == 1 and draw(st.booleans()):
             return "flip", (axes[0],)
+        if len(axes) > 1 and draw(st.booleans()):
+            return "flip", tuple(axes)  # flip(0, 1)
         return "flip", (tuple(axes),)
     if name == "unsqueeze":
         return "unsqueeze", (draw(st.integers(-rank - 2, rank + 1)),)
@@ -181,7 +196,77 @@ def operations(draw, layout: Layout, kind=None):
             if (i >= extra or draw(st.integers(0, 9)) == 0) and draw(st.integers(0, 2)) == 0:
                 target[i] = -1
         return "expand", (tuple(target),) if draw(st.booleans()) else tuple(target)
+    if name == "transpose_np":  # NumPy's permutation, either spelling
+        _, (perm,) = draw(operations(layout, "transpose_axes"))
+        return "transpose", (perm if draw(st.booleans()) else (perm,))
+    if name == "swapaxes":
+        return "swapaxes", (draw(axis), draw(axis))
+    if name in ("moveaxis", "movedim"):
+        if draw(st.booleans()):
+            return name, (draw(axis), draw(axis))
+        k = draw(st.integers(0, rank))
+        src = tuple(draw(st.lists(axis, min_size=k, max_size=k)))
+        if draw(st.integers(0, 3)):  # mostly distinct, in range, of the same length
+            src = tuple(draw(st.permutations(range(rank))))[:k]
+            dst = tuple(draw(st.permutations(range(rank))))[:k]
+        else:
+            dst = tuple(draw(st.lists(axis, min_size=max(k - 1, 0), max_size=k + 1)))
+        return name, (src, dst)
+    if name == "select":
+        dim = draw(axis)
+        n = layout.shape[dim] if -rank <= dim < rank else 1
+        return "select", (dim, draw(st.integers(-n - 1, n)))
+    if name == "flatten":
+        if draw(st.integers(0, 2)) == 0:
+            return "flatten", ()
+        return "flatten", (draw(axis), draw(axis))
+    if name == "ravel":
+        return "ravel", ()
+    if name == "diagonal":
+        if draw(st.integers(0, 3)) == 0:
+            return "diagonal", ()
+        return "diagonal", (draw(st.integers(-5, 5)), draw(axis), draw(axis))
+    if name == "unfold":
+        dim = draw(axis)
+        n = layout.shape[dim] if -rank <= dim < rank else 2
+        return "unfold", (dim, draw(st.integers(-1, n + 1)), draw(st.integers(-1, 4)))
+    if name == "as_strided":
+        # Positions stay within what the layout reaches (so within its NumPy base),
+        # or go below 0 (refused).
+        limit = max(_highest_position(layout), 0)  # an empty layout may carry offset -1
+        shape = draw(shapes(max_rank=3))
+        stride = tuple(draw(st.integers(-3, 3)) for _ in shape)
+        offset = draw(st.one_of(st.none(), st.integers(0, limit)))
+        start = layout.offset if offset is None else offset
+        reach = sum(max(s * (n - 1), 0) for n, s in zip(shape, stride)) if all(shape) else 0
+        if start + reach > limit:
+            shape = tuple(1 for _ in shape)  # reaches only the start
+        return "as_strided", (shape, stride, offset) if offset is not None else (shape, stride)
+    if name == "subscript":
+        return "subscript", (draw(subscript_keys(rank)),)
     return name, ()  # "T" and "mT": properties
+
+
+def _highest_position(layout: Layout) -> int:
+    if layout.len == 0:
+        return layout.offset
+    return layout.offset + sum(max(s * (n - 1), 0) for n, s in zip(layout.shape, layout.stride))
+
+
+@st.composite
+def subscript_keys(draw, rank):
+    """NumPy subscripts: ints, slices (any bounds, steps), None, and `...` (rarely two)."""
+    item = st.one_of(
+        st.integers(-5, 5),
+        st.builds(slice, bound, bound, st.one_of(st.none(), st.integers(-3, 3))),
+        st.none(),
+        st.just(Ellipsis),
+    )
+    keys = draw(st.lists(item, max_size=rank + 2))
+    if keys.count(Ellipsis) > 1 and draw(st.integers(0, 4)):
+        first = keys.index(Ellipsis)
+        keys = keys[: first + 1] + [k for k in keys[first + 1 :] if k is not Ellipsis]
+    return tuple(keys) if len(keys) != 1 or draw(st.booleans()) else keys[0]
 
 
 def _factors(n: int) -> list[int]:

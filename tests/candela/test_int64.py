@@ -131,6 +131,8 @@ def test_derivations_at_the_edge_are_exact_or_refused(parts, data):
             name, args = "slice", (data.draw(huge_slices(layout.shape)),)
         else:
             name, args = data.draw(operations(layout))
+        if name == "as_strided":
+            continue  # addresses buffer positions, not elements: proven in test_oracle
         if name == "slice" and any(
             not -(2**63) <= v < 2**63
             for key in args[0]

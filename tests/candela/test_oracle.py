@@ -16,21 +16,25 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from candela import (
     AxesOutOfBounds,
     CannotBroadcast,
+    IndexOutOfBounds,
     InvalidShape,
     InvalidViewShape,
     Layout,
     NonContiguousView,
     NotEnoughAxes,
     OpError,
+    RepeatedAxes,
     SliceOutOfBounds,
     s,
 )
 
 from .oracle import (
+    ITEM,
     as_numpy,
     brute_contiguous,
     brute_transposed_at,
@@ -93,15 +97,23 @@ def norm(axis: int, rank: int):
     return axis + rank if -rank <= axis < 0 else axis
 
 
-def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray, tensor: bool = False):
+def numpy_apply(
+    name: str,
+    args: tuple,
+    layout: Layout,
+    view: np.ndarray,
+    tensor: bool = False,
+    base: np.ndarray | None = None,
+):
     """The NumPy result of an op, or the candela error class the contract demands.
 
     With `tensor`, ``reshape`` is a Tensor's: it copies where it cannot view.
+    `base` is the buffer `view` looks into (``as_strided`` starts from it).
     """
     rank = layout.rank
     in_range = lambda a: -rank <= a < rank  # noqa: E731
     if name in ("view", "reshape"):  # on a Layout, reshape is view
-        (shape,) = args
+        shape = args[0] if len(args) == 1 else args  # view((2, 3)) or view(2, 3)
         dims = shape if isinstance(shape, tuple) else (shape,)
         if any(d < -1 for d in dims):
             return InvalidShape
@@ -153,9 +165,89 @@ def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray, tensor
     if name == "transpose":
         if not args:
             return view.T
+        if len(args) == 1 and isinstance(args[0], tuple):  # transpose((2, 0, 1))
+            return numpy_apply("transpose_axes", args, layout, view)
+        same = (
+            len(args) == 2
+            and all(map(in_range, args))
+            and norm(args[0], rank) == norm(args[1], rank)
+        )
+        if len(args) == 2 and (rank != 2 or same):  # PyTorch's swap
+            return numpy_apply("swapaxes", args, layout, view)
+        if len(args) == rank:  # NumPy's permutation, every axis listed
+            return numpy_apply("transpose_axes", (args,), layout, view)
+        return NotEnoughAxes
+    if name == "swapaxes":
         if not all(in_range(a) for a in args):
             return AxesOutOfBounds
         return np.swapaxes(view, *args)
+    if name in ("moveaxis", "movedim"):
+        src, dst = (a if isinstance(a, tuple) else (a,) for a in args)
+        for axes in (src, dst):
+            if not all(map(in_range, axes)):
+                return AxesOutOfBounds
+            if len({norm(a, rank) for a in axes}) != len(axes):
+                return RepeatedAxes
+        if len(src) != len(dst):
+            return NotEnoughAxes
+        return np.moveaxis(view, src, dst)
+    if name == "select":
+        dim, index = args
+        if not in_range(dim):
+            return AxesOutOfBounds
+        if not -layout.shape[dim] <= index < layout.shape[dim]:
+            return IndexOutOfBounds
+        out = view[(slice(None),) * norm(dim, rank) + (index,)]
+        return out if out.ndim else out.reshape(1)  # candela keeps rank 1
+    if name in ("flatten", "ravel"):
+        start, end = args or (0, -1)
+        if not (in_range(start) and in_range(end)) or norm(start, rank) > norm(end, rank):
+            return AxesOutOfBounds
+        a, b = norm(start, rank), norm(end, rank)
+        target = view.shape[:a] + (int(np.prod(view.shape[a : b + 1])),) + view.shape[b + 1 :]
+        out = view.reshape(target)
+        if not tensor and layout.len > 1 and not np.shares_memory(out, view):
+            return NonContiguousView  # NumPy had to copy; a Layout cannot
+        return out
+    if name == "diagonal":
+        offset, dim1, dim2 = args or (0, 0, 1)
+        if rank < 2:
+            return NotEnoughAxes
+        if not (in_range(dim1) and in_range(dim2)):
+            return AxesOutOfBounds
+        if norm(dim1, rank) == norm(dim2, rank):
+            return RepeatedAxes
+        return np.diagonal(view, offset, dim1, dim2)
+    if name == "unfold":
+        dim, size, step = args
+        if not in_range(dim):
+            return AxesOutOfBounds
+        if not 0 <= size <= layout.shape[dim] or step < 1:
+            return InvalidShape
+        windows = sliding_window_view(view, size, axis=norm(dim, rank))
+        return windows[(slice(None),) * norm(dim, rank) + (slice(None, None, step),)]
+    if name == "as_strided":
+        shape, stride = args[:2]
+        offset = args[2] if len(args) == 3 else layout.offset
+        positions = [p for _, p in naive_walk(shape, stride, offset)]
+        if (len(args) == 3 and offset < 0) or (positions and min(positions) < 0):
+            return InvalidShape  # (an empty layout's own offset may be below 0, as NumPy's)
+        assert base is not None and (not positions or max(positions) < base.size)
+        return as_strided(
+            base[max(offset, 0) :],
+            shape=shape,
+            strides=tuple(st * ITEM for st in stride),
+            writeable=False,
+        )
+    if name == "subscript":
+        (key,) = args
+        try:
+            out = view[key]
+        except IndexError:
+            return IndexOutOfBounds
+        except ValueError:  # a step of 0
+            return SliceOutOfBounds
+        return out if out.ndim else out.reshape(1)  # candela keeps rank 1
     if name == "transpose_axes":
         (axes,) = args
         if len(axes) != rank:
@@ -178,7 +270,7 @@ def numpy_apply(name: str, args: tuple, layout: Layout, view: np.ndarray, tensor
         axes = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
         return numpy_apply("transpose_axes", (axes,), layout, view)
     if name in ("flip", "squeeze"):
-        given = args[0] if args else None
+        given = args[0] if len(args) == 1 else (args or None)  # flip(0, 1) or flip((0, 1))
         if given is None:
             axes = tuple(range(rank)) if name == "flip" else None
         else:
@@ -230,7 +322,7 @@ def test_every_layout_matches_numpy_and_brute_force(layout):
 
 def check_operation(layout: Layout, base: np.ndarray, view: np.ndarray, name: str, args: tuple):
     """Apply one op to both sides; return the new pair, or the old one if rejected."""
-    expected = numpy_apply(name, args, layout, view)
+    expected = numpy_apply(name, args, layout, view, base=base)
     if isinstance(expected, type):
         with pytest.raises(expected) as info:
             call(layout, name, args)
@@ -304,7 +396,7 @@ def test_the_new_words_undo_and_agree_with_the_old_ones(layout, data):
     assert layout.permute(perm).permute(inverse) == layout
     assert layout.T == layout.transpose() and layout.T.T == layout
     if rank >= 2:
-        assert layout.mT == layout.transpose(-2, -1) and layout.mT.mT == layout
+        assert layout.mT == layout.swapaxes(-2, -1) and layout.mT.mT == layout
     assert layout.flip(axis).flip(axis) == layout
     assert (
         layout.flip()
@@ -326,3 +418,33 @@ def test_unsqueeze_of_a_contiguous_layout_is_contiguous(shape, data):
     expected = Layout(shape[:at] + (1,) + shape[at:])
     assert Layout(shape).unsqueeze(axis) == expected
     assert Layout(shape).squeeze() == Layout(tuple(n for n in shape if n != 1) or (1,))
+
+
+@SETTINGS
+@given(layouts(), st.data())
+def test_both_spellings_agree_and_the_tricks_undo(layout, data):
+    rank = layout.rank
+    perm = tuple(data.draw(st.permutations(range(rank))))
+    assert layout.transpose(*perm) == layout.transpose(perm) == layout.transpose_axes(perm)
+    axes = tuple(data.draw(st.lists(st.integers(0, rank - 1), unique=True, min_size=1)))
+    assert layout.flip(*axes) == layout.flip(axes)
+    a, b = data.draw(st.integers(-rank, rank - 1)), data.draw(st.integers(-rank, rank - 1))
+    assert (
+        layout.swapaxes(a, b) == layout.swapaxes(b, a)
+        and layout.swapaxes(a, b).swapaxes(a, b) == layout
+    )
+    if rank != 2:
+        assert layout.transpose(a, b) == layout.swapaxes(a, b)
+    assert layout.movedim(a, b) == layout.moveaxis(a, b)
+    assert layout.moveaxis(a, b).moveaxis(b, a) == layout
+    if layout.is_contiguous() and layout.rank > 1 and layout.len:
+        sizes = layout.shape
+        assert layout.reshape(*sizes) == layout.view(sizes) == layout.view(*sizes)
+    # every NumPy subscript of full slices and `...` is the layout itself
+    assert layout.subscript(Ellipsis) == layout.subscript((slice(None),) * rank) == layout
+    if layout.len:  # select is the integer subscript of one axis
+        d = data.draw(st.integers(0, rank - 1))
+        if layout.shape[d]:
+            i = data.draw(st.integers(0, layout.shape[d] - 1))
+            key = (slice(None),) * d + (i,)
+            assert layout.select(d, i) == layout.subscript(key)

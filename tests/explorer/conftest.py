@@ -3,6 +3,11 @@
 Browser tests (marked ``browser``) drive ``/usr/bin/chromium`` through
 pytest-playwright. Under ``CI=true`` a missing browser fails the run; locally
 those tests skip with the reason.
+
+A test of what a patch buys (marked ``patched("name", ...)``, see
+:mod:`explorer.patches`) skips, with the reason, where that patch is off: under
+``CANDELA_PLAIN=1`` (``tests/run`` runs the browser tests a second time so) or on
+a release it was not checked against.
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ import pytest
 from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    from explorer.patches import get, skip_reason
+
+    for marker in item.iter_markers("patched"):
+        for name in marker.args:
+            reason = skip_reason(get(name))
+            if reason is not None:
+                pytest.skip(f"tests what the patch {name} does, which is off here: {reason}")
 
 
 @pytest.fixture(scope="session")
@@ -53,6 +68,10 @@ def open_explorer(page, explorer_server):
             " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
         )
         page.locator(".candela-shape").wait_for()
+        # The page has said how much room its figures have, and they are sized to it.
+        page.wait_for_function(
+            "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+        )
         return page
 
     return open_

@@ -20,7 +20,8 @@ from bokeh.document import Document
 
 from explorer import columns as C
 from explorer.app import Explorer
-from explorer.ops import names
+from explorer.ops import REGISTRY, names
+from explorer.pipeline import parse
 from explorer.state import StateError, parse_shape
 
 
@@ -50,7 +51,7 @@ def test_constructed_state_shows_in_the_fields():
             "is-transposed",
         )
     ] == ["(4, 3)", "(1, 4)", "(-7, 4)", "0", "12", "False", "True"]
-    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in ex.fields_pane.object
+    assert "adj_stride[0] = 1 - 4*(3-1) = -7" in re.sub(r"<[^>]+>", "", ex.fields_pane.object)
 
 
 def test_setting_ops_updates_layout_fields_and_column_data():
@@ -123,12 +124,24 @@ def test_argument_widgets_cannot_smuggle_code():
     assert ex.error and ex.ops == "" and ex.layout.shape == (3, 4)
 
 
+@pytest.mark.parametrize("ops", ["", ".transpose()", ".transpose().flip(0).slice(s[1:])"])
+def test_a_bad_argument_names_the_step_it_would_have_been(ops):
+    ex = Explorer(shape=(3, 4), ops=ops)
+    steps = len(parse(ops))
+    ex.editor.op_choice.value = "narrow"
+    ex.editor.arg_widgets["narrow"][0].value = "x"
+    ex.editor.add_button.clicks += 1
+    assert ex.error and f"step {steps + 1} " in ex.error, ex.error
+    assert f"step {steps + 2} " not in ex.error and (steps == 0 or "step 1 " not in ex.error)
+    assert ex.ops == ops  # the last good state stays
+
+
 @pytest.mark.parametrize("op", names())
 def test_every_op_button_adds_a_step_with_its_default_arguments(op):
     ex = Explorer(shape=(3, 4))
     ex.editor.op_choice.value = op
     ex.editor.add_button.clicks += 1
-    assert ex.ops.startswith(f".{op}")
+    assert ex.ops.startswith("[" if REGISTRY[op].bracket else f".{op}")
     assert ex.error is None, ex.error
 
 
@@ -404,3 +417,12 @@ def test_a_failing_callback_becomes_one_log_line_and_a_message_on_its_page(caplo
     (record,) = caplog.records
     assert len(record.getMessage()) < 400 and "RecursionError" in record.getMessage()
     assert "RecursionError" in ex.error and ex.layout.shape == (3, 4)
+
+
+def test_a_summary_says_so_in_its_headings():
+    ex = Explorer(shape=(300, 300))
+    assert ex.columns.summary
+    assert "90,000 elements, too many to draw" in ex.logical_heading.object
+    assert "per row" not in ex.buffer_heading.object and "90,000 cells" in ex.buffer_heading.object
+    ex.shape = (3, 4)
+    assert "12 cells, 12 per row" in ex.buffer_heading.object

@@ -311,28 +311,36 @@ def test_changes_that_shrink_and_grow_the_tensor_raise_no_script_errors(open_exp
 
 
 def test_a_jump_between_wrapped_buffer_rows_runs_through_the_gap(open_explorer):
-    # 60 buffer cells wrap into rows of 16; the walk's third element jumps from 16 (row 1)
-    # up to 13 (row 0).
+    # 60 buffer cells wrap into rows of 10 (the tensor's rows); the walk's first jump from
+    # one row to another runs through the gap between the rows, not over their cells.
     page = open_explorer("?shape=6,10&ops=.slice(s[1:, ::-3])")
+    pos, ys = page.evaluate(
+        model_js(
+            "return [Array.from(m('frames-source').data.pos), Array.from(m('buffer-source').data.y)]"
+        )
+    )
+    k = next(k for k in range(1, len(pos)) if ys[pos[k]] != ys[pos[k - 1]])
     forward = page.get_by_role("button", name="step ▶")
-    forward.click()
-    forward.click()
+    for _ in range(k):
+        forward.click()
     page.wait_for_function(
         model_js(
-            "return m('jump-source').data.x0.length === 1 && mark('buffer', 'cursor').pos[0] === 13"
+            "return m('jump-source').data.x0.length === 1 && "
+            f"mark('buffer', 'cursor').pos[0] === {pos[k]}"
         )
     )
-    jump, rows = page.evaluate(
-        model_js(
-            "const j = m('jump-source').data, b = m('buffer-source').data;"
-            " return [[j.y0[0], j.y1[0], j.cy0[0], j.cy1[0]], [b.y[16], b.y[13]]]"
-        )
+    y0, y1, cy0, cy1 = page.evaluate(
+        model_js("const j = m('jump-source').data; return [j.y0[0], j.y1[0], j.cy0[0], j.cy1[0]]")
     )
-    y0, y1, cy0, cy1 = jump
-    lower, upper = rows
-    assert upper > lower  # 13 sits in the row above 16
+    start, end = ys[pos[k - 1]], ys[pos[k]]
+    lower, upper = min(start, end), max(start, end)
     half = 0.47  # cells are 0.94 tall
-    assert y0 >= lower + half - 0.05 and y1 <= upper - half + 0.05  # leaves up, arrives from below
+    up = end > start
+    # It leaves its cell on the side facing the target row and arrives from the other.
+    if up:
+        assert y0 >= start + half - 0.05 and y1 <= end - half + 0.05
+    else:
+        assert y0 <= start - half + 0.05 and y1 >= end + half - 0.05
     for cy in (cy0, cy1):  # the curve is pulled through the gap, not over a row's cells
         assert lower + half < cy < upper - half
 
@@ -414,12 +422,15 @@ PAINT_BOTH_WAYS_JS = """async ([figure, renderer]) => {
     const px = Math.floor(view.frame.x_scale.compute(data.x[k]) - left);
     const py = Math.floor(view.frame.y_scale.compute(data.y[k]) - top);
     const at = 4 * (py * width + px);
-    for (let c = 0; c < 4; c++) if (ours[at + c] !== bokehs[at + c]) { centres++; break; }
+    // A cell out of place differs by far more than the anti-aliasing of small cells (a
+    // 4 px cell's centre pixel is shaded a few levels apart by one path and by two fills).
+    for (let c = 0; c < 4; c++) if (Math.abs(ours[at + c] - bokehs[at + c]) > 32) { centres++; break; }
   }
   return {fast, slow, most, inked, centres, cells: data.x.length};
 }"""
 
 
+@pytest.mark.patched("cells")
 @pytest.mark.parametrize(
     "ops", [".transpose()", ".slice(s[::2])", ".slice(s[1]).broadcast((64, 64))"]
 )
@@ -438,7 +449,9 @@ def test_the_cells_are_painted_one_fill_a_colour_with_the_pixels_bokeh_paints(op
     ):
         got = page.evaluate(PAINT_BOTH_WAYS_JS, [figure, renderer])
         assert got["inked"] > 0 and got["centres"] == 0, (figure, got)
-        assert got["most"] <= 32, (figure, got)
+        # A gap pixel two cells of one colour share is shaded as one path covers it, not as
+        # two fills over each other: a few levels on large cells, up to ~35 on 4 px ones.
+        assert got["most"] <= 48, (figure, got)
         assert got["slow"] >= got["cells"] > 0, (figure, got)  # Bokeh's: a fill a cell
         assert got["fast"] <= 256, (figure, got)  # ours: a fill a colour
 
@@ -485,6 +498,7 @@ STYLE_READS_JS = """() => {
 }"""
 
 
+@pytest.mark.patched("steady")
 def test_a_new_shape_lays_the_figures_out_without_reading_their_computed_style(open_explorer):
     # Bokeh looks for a plot's outline and fill colours in CSS variables, reading the
     # plot's computed style on every layout and paint; after an edit that forced a style
@@ -504,6 +518,7 @@ def test_a_new_shape_lays_the_figures_out_without_reading_their_computed_style(o
         assert page.evaluate("() => window.__styled") == {}
 
 
+@pytest.mark.patched("steady")
 def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
     page = open_explorer("?shape=16,16")
     settle(page)
@@ -524,9 +539,9 @@ def test_figures_repaint_only_when_what_they_show_changes(open_explorer):
     # ... and a new shape redraws them at their new size.
     page.evaluate(PAINTS_JS)
     width = page.evaluate(model_js("return m('logical-figure').width"))
-    ops.fill(".view((4, 64))")
+    ops.fill(".view((64, 4))")
     ops.press("Enter")
-    expect(page.locator(".candela-shape")).to_have_text("(4, 64)")
+    expect(page.locator(".candela-shape")).to_have_text("(64, 4)")
     settle(page)
     assert page.evaluate("() => window.__paints").get("logical-figure", 0) >= 1
     box = page.locator("[aria-label^='Logical grid']").bounding_box()
@@ -549,6 +564,7 @@ def _sent(page) -> list[str]:
     return page.evaluate("() => window.__sent.splice(0)")
 
 
+@pytest.mark.patched("enter_box")
 def test_an_edit_sends_the_server_one_message(open_explorer, explorer_server):
     # Each key used to send the server the box's text, Enter an event of its own, and the
     # new URL came back from the page: 15 messages, more of the server's time than the

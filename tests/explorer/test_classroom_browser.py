@@ -120,7 +120,7 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     page.keyboard.type("2")
     page.keyboard.press("Enter")
     expect(page.locator(".candela-verdict-right")).to_contain_text(
-        "Right: the buffer position after walk step 5 is 2"
+        "Right: the buffer position after element 6 of the walk is 2"
     )
     expect(page.locator(".candela-verdict")).to_contain_text("9 - 7 = 2")
 

@@ -167,8 +167,8 @@ def test_labels_are_built_only_up_to_the_label_limit():
     text_for = dict(zip(C._PALETTE_RGBA.tolist(), C._PALETTE_TEXT.tolist()))
     assert [text_for[c] for c in small.logical["color"]] == list(small.logical_labels["text_color"])
     sliced = C.columns_for(apply(parse(".slice(s[::2])"), Tensor.arange((4, 4)))[-1])
-    want = [text_for[c] if r else "#7f7f7f" for c, r in zip(sliced.buffer["color"].tolist(), sliced.buffer["reads"].tolist())]  # fmt: skip
-    assert list(sliced.buffer_labels["text_color"]) == want and "#7f7f7f" in want
+    want = [text_for[c] if r else C.UNREAD_TEXT for c, r in zip(sliced.buffer["color"].tolist(), sliced.buffer["reads"].tolist())]  # fmt: skip
+    assert list(sliced.buffer_labels["text_color"]) == want and C.UNREAD_TEXT in want
     big = C.columns_for(Tensor.arange((64, 64)))
     assert not big.labels and len(big.logical["x"]) == 4096
     assert all(len(v) == 0 for v in {**big.logical_labels, **big.buffer_labels}.values())
@@ -400,3 +400,38 @@ def test_kept_label_rows_are_the_rows_of_the_drawing_asked_for(draws):
         fresh = L.label_rows(L.label_blocks(cols, cells, scale, at, concealed))
         assert kept.keys() == fresh.keys()
         assert all(same_data(kept[fig], fresh[fig]) for fig in fresh)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 12), min_size=2, max_size=4),
+    st.permutations(range(4)),
+)
+def test_a_wrapped_buffer_holds_whole_rows_of_the_tensor(shape, order):
+    # A tensor's rows (its last axis, as laid out in the buffer) never break across the
+    # buffer's wrapped rows: the lane is a whole number of rows wide, whatever the walk.
+    shape = tuple(shape)
+    n = math.prod(shape)
+    row = shape[-1]
+    axes = [a for a in order if a < len(shape)]
+    layout = Layout(shape).permute(*axes)
+    width = C.buffer_width(n, C.buffer_row(layout))
+    if n <= 16:
+        assert width == n  # one lane
+    elif 1 < row < n and sum(1 for d in shape if d > 1) > 1 and shape[-1] > 1:
+        assert width % row == 0 and width <= max(128, row), (shape, axes, width)
+
+
+def test_a_5_by_7_buffer_is_5_rows_of_7():
+    assert C.columns_for(Tensor.arange((5, 7))).buffer_cols == 7
+    assert C.columns_for(Tensor.arange((5, 7)).transpose()).buffer_cols == 7
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(70, 70), (5, 30, 40), (4100,), (2, 3, 30, 30)]), st.data())
+def test_a_summary_is_the_summary_of_the_whole_walk(shape, data):
+    # Worked out from the positions alone, it says what the full walk says.
+    pipeline = data.draw(st.sampled_from(["", ".transpose()", ".flip(0)", ".slice(s[::2])"]))
+    tensor = apply(parse(pipeline), Tensor.arange(shape))[-1]
+    summary = C.columns_for(tensor).summary
+    assert summary == C.summarize(C.walk_arrays(tensor.layout), len(tensor.buffer))

@@ -31,7 +31,8 @@ def test_save_html_writes_one_self_contained_page(tmp_path):
     page = path.read_text(encoding="utf-8")
     assert_self_contained(page)
     assert "args.frames.__candela" in page  # traverse.mjs, for play, scrub and hover
-    assert "candela-adj-stride" in page and "adj_stride[0] = 1 - 4*(3-1) = -7" in page
+    worked = "adj_stride[0] = 1 - 4*(3-1) = -7"
+    assert "candela-adj-stride" in page and worked in re.sub(r"&amp;lt;.*?&amp;gt;", "", page)
 
 
 def test_export_is_of_the_last_good_state_and_leaves_the_explorer_alone():
@@ -214,4 +215,4 @@ def test_download_button_in_the_served_app(open_explorer):
     assert download.suggested_filename == "candela-2x3-transpose.html"  # what it shows
     text = download.path().read_text(encoding="utf-8")
     assert_self_contained(text)
-    assert "adj_stride[0] = 1 - 3*(2-1) = -2" in text
+    assert "adj_stride[0] = 1 - 3*(2-1) = -2" in re.sub(r"&amp;lt;.*?&amp;gt;", "", text)

@@ -42,7 +42,10 @@ from playwright.sync_api import expect  # noqa: E402
 
 import explorer  # noqa: E402
 
-pytestmark = pytest.mark.browser
+# Offline, a notebook's explorer needs Panel's JavaScript and stylesheets inline, and
+# Panel 1.9's inline mode needs the fix for redrawn panes: with it off (CANDELA_PLAIN)
+# the explorer uses Panel's links to its CDN, which this module cuts off.
+pytestmark = [pytest.mark.browser, pytest.mark.patched("inline_panes")]
 
 NOTEBOOK = Path(__file__).parent / "data" / "two_explorers.ipynb"
 KERNEL = "candela-test"
@@ -403,6 +406,7 @@ def test_a_key_moves_only_the_explorer_it_was_pressed_in(lab):
     assert_offline_and_clean(offline)
 
 
+@pytest.mark.patched("enter_box", "notebook_comm")
 def test_a_pipeline_typed_in_a_notebook_applies_on_enter(lab):
     # The boxes keep what is typed in the page (enter_box.mjs): the kernel hears the text
     # on Enter, through the notebook's comm as a server would through its WebSocket.
@@ -445,6 +449,7 @@ LOSE_ACKS = """() => {
 }"""
 
 
+@pytest.mark.patched("notebook_comm")
 def test_an_edit_held_for_a_lost_acknowledgement_still_reaches_the_kernel(lab):
     # Panel holds a change while it waits for the kernel to acknowledge its last
     # message; one acknowledgement sometimes never came while Run All ran, and the typed

@@ -9,6 +9,7 @@ command (``explorer.cli``) and ``explorer.testing`` compose them.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "explorer"
@@ -117,3 +118,80 @@ def test_what_serves_does_not_import_the_page():
                 reach.add(w)
                 todo.append(w)
         assert not reach & page, f"{server_side} imports {sorted(reach & page)}"
+
+
+#: The frameworks whose code only ``explorer/patches/`` may change.
+FRAMEWORKS = ("panel", "bokeh", "tornado", "pyviz_comms", "ipykernel", "param")
+#: Public settings, not patches.
+SETTINGS = ("config", "settings")
+
+
+def framework_assignments(path: Path) -> list[str]:
+    """Each assignment in ``path`` onto a name imported from a framework (``pn.x.y = ...``,
+    ``Class.attr = ...``, ``setattr(Class, ...)``), other than its public settings."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {
+                (a.asname or a.name).split(".")[0]
+                for a in node.names
+                if a.name.split(".")[0] in FRAMEWORKS
+            }
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in FRAMEWORKS:
+            imported |= {a.asname or a.name for a in node.names}
+
+    def root(target: ast.expr) -> list[str]:
+        chain = []
+        while isinstance(target, ast.Attribute):
+            chain.append(target.attr)
+            target = target.value
+        return [target.id, *reversed(chain)] if isinstance(target, ast.Name) else []
+
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+        ):
+            targets = [ast.Attribute(value=node.args[0], attr="?")]
+        for target in targets:
+            chain = root(target)
+            if len(chain) >= 2 and chain[0] in imported and not set(chain) & set(SETTINGS):
+                found.append(f"{path.name}:{node.lineno}: {'.'.join(chain)}")
+    return found
+
+
+def test_the_rule_sees_an_assignment_onto_a_framework(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import panel as pn\nfrom bokeh.models import Plot\n"
+        "pn.widgets.TextInput._debounce = 0\nPlot.x = 1\nsetattr(Plot, 'y', 2)\n"
+        "pn.config.inline = True\n"
+    )
+    assert [f.split(": ")[1] for f in framework_assignments(bad)] == [
+        "pn.widgets.TextInput._debounce",
+        "Plot.x",
+        "Plot.?",
+    ]
+
+
+def test_only_the_patches_change_the_frameworks():
+    found = [
+        hit
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "patches" not in path.relative_to(PACKAGE).parts
+        for hit in framework_assignments(path)
+    ]
+    assert found == []
+    # ... and in the browser: only the patches' scripts assign onto a prototype.
+    for path in sorted(PACKAGE.rglob("*.mjs")):
+        if "patches" in path.relative_to(PACKAGE).parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\.prototype(\.\w+|\[[^\]]+\])\s*=[^=]", text), path.name

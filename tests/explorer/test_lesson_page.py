@@ -339,7 +339,9 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     expect(page.locator(".candela-verdict-wrong")).to_be_visible()
     page.locator(".candela-show-me button").click()
     shown = page.locator(".candela-verdict-shown")
-    expect(shown).to_contain_text("→ The answer: the buffer position after walk step 5 is 2.")
+    expect(shown).to_contain_text(
+        "→ The answer: the buffer position after element 6 of the walk is 2."
+    )
     expect(reveal).to_contain_text("0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11")
 
     # p: back a step; space plays the walk.

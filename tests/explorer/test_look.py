@@ -3,6 +3,7 @@ their cells, frames that stand out on every cell colour."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -40,9 +41,30 @@ def text_colours(css: str) -> list[str]:
 def test_every_text_colour_of_the_page_reads_at_4_5_to_1_on_white():
     css = style.CSS
     colours = text_colours(css) + [C.OFFSET_TEXT, style.RIGHT_COLOR, style.WRONG_COLOR]
-    assert len(colours) >= 10
+    assert len(colours) >= 3
     for colour in colours:
         assert contrast(colour, "#FFFFFF") >= 4.5, colour
+
+
+def _palette(theme: str) -> dict[str, str]:
+    block = re.search(rf":host\(\.candela-{theme}\) \{{([^}}]*)\}}", style.THEME_CSS).group(1)
+    return dict(re.findall(r"--candela-([\w-]+):\s*(#[0-9a-fA-F]{6})", block))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_text_colour_of_a_theme_reads_at_4_5_to_1_on_its_backgrounds(theme):
+    palette = _palette(theme)
+    texts = ["fg", "muted", "warn", "error", "link", "right", "wrong"]
+    grounds = ["bg", "code-bg", "note-bg", "kbd-bg", "button-bg"]
+    for text in texts:
+        for ground in grounds:
+            ratio = contrast(palette[text], palette[ground])
+            assert ratio >= 4.5, (theme, text, ground, round(ratio, 2))
+    # The page's fallbacks (a pane outside the explorer's box) are the light theme's.
+    light = _palette("light")
+    for name, colour in re.findall(r"var\(--candela-([\w-]+), (#[0-9a-fA-F]{6})\)", style.CSS):
+        if name in texts:
+            assert contrast(colour, light["bg"]) >= 4.5, (name, colour)
 
 
 def test_the_text_colour_rule_catches_a_pale_colour():
@@ -115,7 +137,8 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
             kind, font = data["kind"][i], float(data["size"][i].rstrip("px"))
             if kind == "tile":
                 widest = max(len(t) for t in cols.tiles["text"]) * 0.62 * font
-                assert widest <= cell["logical-figure"] * shape[-1] + 1
+                # over its tile and the gap to the next (where the next header begins)
+                assert widest <= cell["logical-figure"] * (shape[-1] + 1) + 1
             elif kind in FONT_SHARE:
                 assert font <= FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
                 assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] * scale
@@ -177,3 +200,29 @@ def test_the_offset_marker_points_at_the_cell_the_walk_starts_from():
     assert data["text"][mark] == "▲" and data["text"][name] == "offset"
     assert data["x"][mark] == cols.buffer["x"][t.layout.offset] == data["x"][name]
     assert data["y"][mark] < cols.buffer["y"][t.layout.offset]  # just below the cell
+
+
+@pytest.mark.parametrize(
+    "shape", [(2, 3, 4), (2, 2, 2, 2), (2, 2, 2, 2, 2), (2, 1, 3, 2, 2, 2), (2,) * 7, (2,) * 8]
+)
+def test_every_tile_up_to_rank_8_has_its_header_and_values(shape):
+    # Each tile is labelled with its leading indices ([0,1,0,1,0,1,:,:]), readable and no
+    # wider than its tile and the gap to the next; the cells show their values.
+    t = Tensor.arange(shape)
+    cols = C.columns_for(t)
+    figures = Figures()
+    figures.render(cols, t.layout)
+    data = figures.labels_logical.data
+    cell = figures.cells["logical"]
+    headers = [(text, float(size[:-2])) for text, kind, size in
+               zip(data["text"], data["kind"], data["size"]) if kind == "tile" and text]  # fmt: skip
+    leading = math.prod(shape[:-2])
+    assert len(headers) == leading
+    assert {text for text, _ in headers} == set(cols.tiles["text"])
+    for text, font in headers:
+        assert font >= 9
+        inner = [part.strip() for part in text.strip("[]").split(",")]
+        assert len(inner) == len(shape) and inner[-2:] == [":", ":"]
+        assert 0.62 * font * len(text) <= cell * (shape[-1] + 1) + 1
+    values = [text for text, kind in zip(data["text"], data["kind"]) if kind == "value_label"]
+    assert len([v for v in values if v]) == math.prod(shape)

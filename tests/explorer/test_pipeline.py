@@ -41,14 +41,40 @@ def test_format_then_parse_gives_back_the_same_steps(chain):
     assert format_pipeline(parse(text)) == text
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n"])
+@pytest.mark.parametrize("text", ["", "   ", "\n", "x", " x "])
 def test_empty_text_is_the_empty_pipeline(text):
     assert parse(text) == []
 
 
 def test_whitespace_lists_and_newlines_read_as_the_canonical_form():
     chain = parse(" .narrow( 0,1 , 2 )\n  .view([2, 4])  .slice(s[ -1 ,::2])")
-    assert format_pipeline(chain) == ".narrow(0, 1, 2).view((2, 4)).slice(s[-1, ::2])"
+    canonical = ".narrow(0, 1, 2).view((2, 4)).slice(s[-1, ::2])"
+    assert format_pipeline(chain, canonical=True) == canonical
+    assert parse(canonical) == chain
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ".flip(0)",
+        ".flip(0, 1)",
+        ".flip((0, 1))",
+        ".view(2, -1)",
+        ".reshape((2, 6))",
+        ".permute(1, 0)",
+        ".transpose(1, 0)",
+        ".T[::2].reshape(-1)",
+        "[1:, ::-2]",
+        "[1:].T",
+        "[..., None]",
+        ".diagonal(offset=1)",
+    ],
+)
+def test_the_users_spelling_is_kept_in_every_step(text):
+    steps = parse(text)
+    assert format_pipeline(steps) == text
+    assert parse("x" + text) == steps and format_pipeline(parse("x" + text)) == text
+    assert "".join(str(step) for step in steps) == text
 
 
 @pytest.mark.parametrize(
@@ -58,7 +84,18 @@ def test_whitespace_lists_and_newlines_read_as_the_canonical_form():
         (".transpose().__class__()", 2, "not an operation"),
         (".transpose().system('ls')", 2, "not an operation"),
         (".transpose().shape", 2, "not an operation"),
-        (".transpose()[0]", 2, "indexing"),
+        (".transpose()[x]", 2, "integer literal"),
+        (".transpose()[[0, 1]]", 2, "fancy indexing"),
+        ("[..., 0, ...]", 1, "`...` once"),
+        ("[0.5]", 1, "integer literal"),
+        ("[s]", 1, "integer literal"),
+        (".T[__import__('os')]", 2, "integer literal"),
+        (".subscript(0)", 1, "not an operation"),
+        (".diagonal(foo=1)", 1, "no argument `foo`"),
+        (".diagonal(1, offset=1)", 1, "given twice"),
+        (".diagonal(dim1=1)", 1, "give `offset` too"),
+        (".view(*(2, 6))", 1, "`*`"),
+        (".view(2, (3,))", 1, "integer literal"),
         (".view(x)", 1, "integer literal"),
         (".view((2, n))", 1, "integer literal"),
         (".view((2, 3.0))", 1, "integer literal"),
@@ -68,8 +105,9 @@ def test_whitespace_lists_and_newlines_read_as_the_canonical_form():
         (".slice(t[0])", 1, "s[...]"),
         (".slice(s[...])", 1, "integer literal"),
         (".slice(s[open('x')])", 1, "integer literal"),
-        (".view(shape=(1,))", 1, "by position"),
-        (".transpose(1)", 1, "takes 0 or 2"),
+        (".view(size=(1,))", 1, "no argument `size`"),
+        (".narrow(1)", 1, "takes 3"),
+        (".view()", 1, "one tuple or as separate integers"),
         (".as_contiguous(1)", 1, "takes 0"),
     ],
 )
@@ -85,7 +123,8 @@ def test_anything_off_the_whitelist_names_its_step_and_reason(text, step, words)
     "text",
     [
         "transpose()",
-        "x.transpose()",
+        "y.transpose()",
+        "xx.transpose()",
         ".transpose(",
         ".transpose() + 1",
         ".transpose();import os",
@@ -118,6 +157,8 @@ def test_every_registered_op_parses_and_applies():
         ".transpose_axes((1, 0)).broadcast((2, 2, 2)).rotate_axis_innermost(0).as_contiguous()"
         ".permute(2, 1, 0).flip((0, 1)).unsqueeze(0).squeeze().expand(3, -1, -1, -1)"
         ".reshape(-1).view((6, -1)).T.mT.contiguous()"
+        "[::-1, None].swapaxes(0, 2).moveaxis(0, -1).movedim(-1, 0).select(1, 0)"
+        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1))"
     )
     chain = parse(text)
     assert {step.name for step in chain} == set(names())
@@ -190,3 +231,111 @@ def test_applying_any_parsed_chain_gives_states_or_names_the_failing_step(chain)
     assert len(states) == len(chain) + 1
     for state in states[1:]:  # every state reads the start's buffer or a packed copy of it
         assert set(np.ravel(state.to_numpy()).tolist()) <= set(range(24))
+
+
+# --------------------------------------------------------------------------- NumPy's words, as NumPy
+
+
+def _numpy_step_texts(shape: tuple[int, ...]):
+    """Steps whose text means the same to NumPy as to the pipeline, for an array of `shape`."""
+    rank = len(shape)
+    axis = st.integers(-rank, rank - 1)
+    bound = st.none() | st.integers(-5, 5)
+    item = st.one_of(
+        st.integers(-4, 4).map(str),
+        st.builds(
+            lambda a, b, c: (
+                ("" if a is None else str(a))
+                + ":"
+                + ("" if b is None else str(b))
+                + ("" if c is None else f":{c}")
+            ),
+            bound,
+            bound,
+            st.none() | st.sampled_from([-3, -2, -1, 1, 2, 3]),
+        ),
+        st.just("None"),
+        st.just("..."),
+    )
+    perm = st.permutations(range(rank)).map(lambda p: ", ".join(map(str, p)))
+    return st.one_of(
+        st.lists(item, min_size=1, max_size=rank + 1).map(lambda i: "[" + ", ".join(i) + "]"),
+        st.just(".T"),
+        st.just(".mT"),
+        perm.map(lambda p: f".transpose({p})"),
+        perm.map(lambda p: f".transpose(({p},))"),
+        st.tuples(axis, axis).map(lambda a: f".swapaxes({a[0]}, {a[1]})"),
+        st.tuples(axis, axis).map(lambda a: ".reshape(-1)" if a[0] < 0 else ".ravel()"),
+        st.just(f".reshape({', '.join(map(str, shape))})"),
+        st.just(".squeeze()"),
+        st.tuples(st.integers(-3, 3), axis, axis).map(lambda a: ".diagonal({}, {}, {})".format(*a)),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chain_in_numpys_words_gives_what_numpy_gives(data):
+    """Law: the pipeline's result equals NumPy applying the same text to np.arange(n)."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple))
+    base = np.arange(int(np.prod(shape)))
+    x = base.reshape(shape)
+    text, y = "", x
+    for _ in range(data.draw(st.integers(1, 4))):
+        step = data.draw(_numpy_step_texts(y.shape if y.ndim else (1,)))
+        try:  # the generated text (never a user's) as NumPy reads it
+            y_next = eval("y" + step, {"y": y if y.ndim else y.reshape(1)})
+        except (IndexError, ValueError, np.exceptions.AxisError):
+            continue
+        text, y = text + step, y_next
+    start = Tensor.arange(shape)
+    got = apply(parse(text), start)[-1]
+    want = y if y.ndim else y.reshape(1)  # candela has no rank 0
+    assert got.shape == want.shape, text
+    assert got.tolist() == want.tolist(), text
+    if np.shares_memory(want, base) and got.buffer is start.buffer and got.len:
+        offset = (want.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // 8
+        assert got.offset == offset, text
+        for n, mine, theirs in zip(got.shape, got.stride, want.strides):
+            assert n < 2 or mine * 8 == theirs, text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[" + "None, " * 20 + "]", "at most 8"),
+        ("[99999999999999999999]", "64 bits"),
+        ("[::-9223372036854775808]", "64-bit"),
+        ("[" * 60 + "0" + "]" * 60, "nests more than"),
+        (".T.__class__", "not an operation"),
+        ("[0].__dict__", "not an operation"),
+        ("x.__globals__", "not an operation"),
+        ("[().__class__]", "integer literal"),
+        ("[lambda: 0]", "integer literal"),
+        (".T[::2](1)", "only a chain"),
+    ],
+)
+def test_hostile_subscripts_are_refused_naming_the_value(text, words):
+    with pytest.raises(PipelineError) as info:
+        apply(parse(text), Tensor.arange((3, 4)))
+    assert words in str(info.value)
+
+
+def test_the_users_spelling_is_what_the_state_keeps_and_says():
+    from explorer.state import ExplorerState
+
+    st_ = ExplorerState(shape="3,4", ops="x.flip(0)[1:,  None]")
+    assert st_.result.ops == ".flip(0)[1:, None]" and st_.error is None
+    st_.ops = ".flip(0).view(2, 6)"
+    assert st_.error.startswith("step 2 `.view(2, 6)`: cannot view a non-contiguous")
+    assert st_.result.ops == ".flip(0)[1:, None]"  # the last good state, as typed
+
+
+def test_the_readme_table_names_every_operation():
+    from pathlib import Path
+
+    from explorer.ops import REGISTRY
+
+    readme = Path(__file__).parents[2].joinpath("README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| pipeline | NumPy | PyTorch |") :].split("\n\n")[0]
+    missing = [n for n, op in REGISTRY.items() if not op.bracket and f".{n}" not in table]
+    assert not missing, missing

@@ -76,6 +76,7 @@ QUICK_AND_PANELS = [
 ]
 
 
+@pytest.mark.patched("quick_updates")
 @pytest.mark.parametrize(("quick", "panels", "start", "change"), QUICK_AND_PANELS)
 def test_a_quick_change_reaches_the_page_as_panels_does_without_asking_the_theme(
     theme_asks, quick, panels, start, change

@@ -134,12 +134,11 @@ def test_the_websocket_is_compressed_for_a_browser_that_offers_it(explorer_serve
     assert plain == "" and plain_size == size
 
 
-def test_the_page_loads_only_the_bokeh_bundles_it_uses(explorer_server):
+def test_the_page_loads_the_bokeh_bundles_it_needs(explorer_server):
     _, headers, body = request(explorer_server, "/")
     names = [Path(urlsplit(src).path).name for src in script_srcs(decoded(headers, body).decode())]
     assert "bokeh.min.js" in names and "bokeh-widgets.min.js" in names
     assert "bokeh-tables.min.js" in names  # Panel's own bundle needs it to load
-    assert "bokeh-gl.min.js" not in names
 
 
 def test_the_offline_page_inlines_no_webgl_bundle():
@@ -228,7 +227,7 @@ def test_lean_serialization_sends_the_document_bokeh_would(query):
     assert lean == bokehs
 
 
-def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
+def test_the_command_line_server_sends_gzip():
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
@@ -252,7 +251,6 @@ def test_the_command_line_server_sends_gzip_and_no_webgl_bundle():
                 time.sleep(0.2)
         assert status == 200 and headers.get("content-encoding") == "gzip"
         srcs = script_srcs(gzip.decompress(body).decode())
-        assert not [s for s in srcs if "bokeh-gl" in s]
         (bokeh_js,) = [s for s in srcs if "/bokeh.min.js" in s]
         status, headers, body = request(url, "/" + bokeh_js.lstrip("/"))
         assert status == 200 and headers.get("content-encoding") == "gzip"
@@ -311,6 +309,7 @@ def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch,
     assert waits and max(waits) == 0, waits
 
 
+@pytest.mark.patched("one_write_per_message")
 def test_the_answer_to_an_edit_is_sent_without_waiting_for_the_websocket(
     explorer_server, monkeypatch
 ):
@@ -403,38 +402,6 @@ def frames_in(data: bytes) -> list[bytes]:
     return out
 
 
-def test_a_change_from_a_page_unlocks_only_the_locked_parameters(monkeypatch):
-    # Panel made every parameter of a widget writable, and put each back, to apply each
-    # change a page sent: 28 parameters of a text box, for 0.4 ms of every message. A
-    # locked parameter must still take the page's value and be locked again after.
-    import panel as pn
-    import param
-
-    from explorer.patches.light_unlock import light_unlock
-
-    assert light_unlock()
-
-    class Box(pn.widgets.TextInput):
-        fixed = param.String(default="a", constant=True)
-        _busy__ignore = ["value", "fixed"]  # no busy indicator: it has locks of its own
-
-    box = Box(value="")
-    assert box.param.fixed.constant  # the box's own copy of the parameter, made here
-    toggled: list[str] = []
-    setattr_ = param.Parameter.__setattr__
-
-    def spy(self, name, value):
-        if name in ("readonly", "constant"):
-            toggled.append(self.name)
-        return setattr_(self, name, value)
-
-    monkeypatch.setattr(param.Parameter, "__setattr__", spy)
-    box._process_events({"value": ".transpose()", "fixed": "b"})
-    assert (box.value, box.fixed) == (".transpose()", "b")
-    assert box.param.fixed.constant and not box.param.value.constant
-    assert set(toggled) == {"fixed"}, toggled
-
-
 def test_an_edit_from_the_page_leaves_panels_busy_state_alone(explorer_server):
     # Panel counts each change from a page as busy work, through process-wide parameters
     # (``pn.state.busy``): a tenth of an edit's server time. The explorer shows no busy
@@ -505,10 +472,8 @@ import panel as pn
 from bokeh.core.has_props import HasProps
 from bokeh.protocol.message import Message
 from bokeh.settings import settings
-from panel import reactive
 from panel.io import document
 from panel.io.location import Location
-from panel.reactive import Syncable
 
 from explorer import serving
 from explorer.patches.lean_serialization import _query_properties_with_values
@@ -527,9 +492,7 @@ print(json.dumps({
     is _query_properties_with_values,
     "unparsed_location": marked(Location._update_synced),
     "no_debounce": pn.widgets.TextInput._debounce == 0,
-    "answer_at_once": marked(Syncable._change_coroutine),
     "one_write": marked(document.dispatch_tornado) and Message.send.__name__ == "send_at_once",
-    "light_unlock": marked(reactive.edit_readonly),
     "collect_at_a_pause": marked(document._garbage_collect),
 }))
 """

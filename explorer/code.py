@@ -1,0 +1,397 @@
+"""The pipeline in NumPy's and PyTorch's words: runnable snippets of Python.
+
+``numpy_code(result)`` and ``torch_code(result)`` turn an evaluated pipeline
+(a :class:`explorer.state.Result`) into text a user can paste into a
+notebook: the import, ``x = ...`` (the start tensor, e.g.
+``np.arange(12).reshape(3, 4)``), then ``y = ...`` (the pipeline). Run by
+NumPy, ``numpy_code`` makes ``y`` with the explorer's shape, strides, offset
+and values (its buffer is ``x``'s, or a copy exactly where the explorer
+copies). ``torch_code`` uses PyTorch's documented spellings; PyTorch has no
+negative strides, so a flip there (``x.flip``) copies, and a negative slice
+step is written as a flip and a positive step.
+
+Each op's words are worked out from the layout before and after it (a
+two-axis ``transpose`` is NumPy's ``swapaxes`` on a 3-D tensor, a flatten of
+some axes is a ``reshape`` to the shape it made). An op without words of its
+own here is written as it is in the pipeline, which is right for the ops
+whose spelling the three libraries share.
+
+>>> from explorer.state import evaluate
+>>> print(numpy_code(evaluate((3, 4), ".T[::2].flip(0)")))
+import numpy as np
+<BLANKLINE>
+x = np.arange(12).reshape(3, 4)
+y = np.flip(x.T[::2], 0)
+>>> print(torch_code(evaluate((3, 4), "[:, ::-2]")).splitlines()[-1])
+y = x.flip(1)[:, 0:4:2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .pipeline import SliceSpec, Step, format_step
+
+__all__ = ["numpy_code", "torch_code"]
+
+ITEMSIZE = 8  # np.arange's int64, and torch.arange's
+
+
+@dataclass
+class _Writer:
+    """What one snippet needs besides the expression: imports, named buffers, lines."""
+
+    lib: str  # "np" or "torch"
+    imports: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    #: The name of the flat buffer the current view reads: "buf", or a copy's name.
+    buffer: str = "buf"
+    needs_buf: bool = False
+    copies: int = 0
+
+    def need(self, line: str) -> None:
+        if line not in self.imports:
+            self.imports.append(line)
+
+
+def _t(values: Any) -> str:
+    """A tuple as Python writes it: ``(3,)``, ``(2, 3)``."""
+    values = tuple(values)
+    return f"({values[0]},)" if len(values) == 1 else str(values)
+
+
+def _args(values: tuple) -> str:
+    return ", ".join(_t(v) if isinstance(v, tuple) else str(v) for v in values)
+
+
+def _item(item: Any) -> str:
+    if item is None:
+        return "None"
+    if item is Ellipsis:
+        return "..."
+    if isinstance(item, slice):
+        text = ("" if item.start is None else str(item.start)) + ":"
+        text += "" if item.stop is None else str(item.stop)
+        return text + ("" if item.step is None else f":{item.step}")
+    return str(item)
+
+
+def _key(items: list) -> str:
+    return "[" + ", ".join(_item(i) for i in items) + "]"
+
+
+def _on_axis(axis: int, item: str) -> str:
+    """A subscript that applies `item` to one axis: ``[:, :, 1:3]``."""
+    return "[" + ", ".join([":"] * axis + [item]) + "]"
+
+
+def _canonical(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+def _zero_d(expr: str, numpy_rank: int) -> str:
+    # candela has no rank 0: where NumPy and PyTorch give a 0-d array, the explorer
+    # shows one element of shape (1,)
+    return f"{expr}.reshape(1)" if numpy_rank == 0 else expr
+
+
+def _subscript_rank(items: tuple, rank: int) -> int:
+    named = sum(1 for i in items if i is not None and i is not Ellipsis)
+    kept = sum(1 for i in items if isinstance(i, slice) or i is None)
+    return kept + (rank - named)
+
+
+def _axis_items(items: tuple, rank: int) -> list[tuple[int | None, Any]]:
+    """Each item of a NumPy subscript with the input axis it applies to (None: a new axis)."""
+    named = sum(1 for i in items if i is not None and i is not Ellipsis)
+    out: list[tuple[int | None, Any]] = []
+    axis = 0
+    for item in items:
+        if item is None:
+            out.append((None, item))
+        elif item is Ellipsis:
+            out.append((None, item))
+            axis += rank - named
+        else:
+            out.append((axis, item))
+            axis += 1
+    return out
+
+
+def _torch_key(items: tuple, shape: tuple[int, ...]) -> tuple[list[int], list]:
+    """PyTorch has no negative steps: the axes to flip first, and the subscript after."""
+    flips, out = [], []
+    for axis, item in _axis_items(items, len(shape)):
+        if axis is not None and isinstance(item, slice) and (item.step or 1) < 0:
+            n = shape[axis]
+            picked = range(n)[item]
+            flips.append(axis)
+            if not len(picked):
+                out.append(slice(0, 0))
+            else:  # element k of the flipped axis is element n-1-k
+                first = n - 1 - picked.start
+                out.append(slice(first, first + len(picked) * -picked.step, -picked.step))
+        else:
+            out.append(item)
+    return flips, out
+
+
+# --------------------------------------------------------------------------- each op's words
+
+#: (expression, step, layout before, layout after, writer) -> the new expression.
+Translate = Callable[[str, Step, Any, Any, _Writer], str]
+
+
+def _transpose(e: str, step: Step, before, after, w: _Writer) -> str:
+    rank, args = before.rank, step.args
+    if not args:
+        if w.lib == "np" or rank == 2:
+            return f"{e}.T"
+        return f"{e}.permute({_args(tuple(range(rank - 1, -1, -1)))})"
+    if (
+        len(args) == 1
+        and isinstance(args[0], tuple)
+        or len(args) == rank
+        and not (len(args) == 2 and rank != 2)
+    ):
+        axes = args[0] if isinstance(args[0], tuple) else args
+        same = len(args) == 2 and _canonical(args[0], rank) == _canonical(args[1], rank)
+        if not same:
+            word = "transpose" if w.lib == "np" else "permute"
+            return f"{e}.{word}({_args(tuple(axes))})"
+    word = "swapaxes" if w.lib == "np" else "transpose"
+    return f"{e}.{word}({args[0]}, {args[1]})"
+
+
+def _subscript(e: str, step: Step, before, after, w: _Writer) -> str:
+    (spec,) = step.args
+    items = spec.items
+    rank = _subscript_rank(items, before.rank)
+    if rank == 0 and Ellipsis not in items:
+        items = (*items, Ellipsis)  # a 0-d view: NumPy's a[0] would be a scalar, a copy
+    if w.lib == "np":
+        return _zero_d(f"{e}{_key(list(items))}", rank)
+    flips, key = _torch_key(items, before.shape)
+    if flips:
+        e = f"{e}.flip({_args(tuple(flips))})"
+    return _zero_d(f"{e}{_key(key)}", rank)
+
+
+def _slice(e: str, step: Step, before, after, w: _Writer) -> str:
+    # candela's rule: an integer keeps its axis, as NumPy's i:i+1 does
+    (spec,) = step.args
+    items = tuple(
+        (slice(k, k + 1) if k != -1 else slice(-1, None)) if isinstance(k, int) else k
+        for k in spec.items
+    )
+    return _subscript(e, Step("subscript", (SliceSpec(items),)), before, after, w)
+
+
+def _narrow(e: str, step: Step, before, after, w: _Writer) -> str:
+    dim, start, length = step.args
+    axis = _canonical(dim, before.rank)
+    begin = start + before.shape[axis] if start < 0 else start
+    if w.lib == "torch":
+        return f"{e}.narrow({axis}, {begin}, {length})"
+    return f"{e}{_on_axis(axis, f'{begin}:{begin + length}')}"
+
+
+def _reshape_to_after(e: str, step: Step, before, after, w: _Writer) -> str:
+    return f"{e}.reshape({_args(after.shape)})"
+
+
+def _flatten(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "torch":
+        return f"{e}.flatten({_args(step.args)})"
+    return f"{e}.reshape(-1)" if after.rank == 1 else _reshape_to_after(e, step, before, after, w)
+
+
+def _permute(e: str, step: Step, before, after, w: _Writer) -> str:
+    word = "transpose" if w.lib == "np" else "permute"
+    return f"{e}.{word}({_args(step.args)})"
+
+
+def _moveaxis(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "np":
+        return f"np.moveaxis({e}, {_args(step.args)})"
+    return f"{e}.{step.name}({_args(step.args)})"
+
+
+def _select(e: str, step: Step, before, after, w: _Writer) -> str:
+    dim, index = step.args
+    if w.lib == "torch":
+        return _zero_d(f"{e}.select({dim}, {index})", before.rank - 1)
+    item = str(index) if before.rank > 1 else f"{index}, ..."  # a 0-d view, not a scalar
+    return _zero_d(f"{e}{_on_axis(_canonical(dim, before.rank), item)}", before.rank - 1)
+
+
+def _unfold(e: str, step: Step, before, after, w: _Writer) -> str:
+    dim, size, hop = step.args
+    if w.lib == "torch":
+        return f"{e}.unfold({dim}, {size}, {hop})"
+    w.need("from numpy.lib.stride_tricks import sliding_window_view")
+    axis = _canonical(dim, before.rank)
+    windows = f"sliding_window_view({e}, {size}, axis={axis})"
+    return windows if hop == 1 else f"{windows}{_on_axis(axis, f'::{hop}')}"
+
+
+def _as_strided(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "torch":
+        return f"{e}.as_strided({_t(after.shape)}, {_t(after.stride)}, {after.offset})"
+    w.need("from numpy.lib.stride_tricks import as_strided")
+    strides = _t(s * ITEMSIZE for s in after.stride)
+    if after.offset == before.offset:  # NumPy starts where the array it is given starts
+        return f"as_strided({e}, shape={_t(after.shape)}, strides={strides})"
+    if w.buffer == "buf":
+        w.needs_buf = True
+    return f"as_strided({w.buffer}[{after.offset}:], shape={_t(after.shape)}, strides={strides})"
+
+
+def _broadcast(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "torch":
+        word = "expand" if step.name == "expand" else "broadcast_to"
+        return f"{e}.{word}({_args(step.args)})"
+    return f"np.broadcast_to({e}, {_t(after.shape)})"
+
+
+def _rotate(e: str, step: Step, before, after, w: _Writer) -> str:
+    axis = _canonical(step.args[0], before.rank)
+    perm = tuple(range(axis + 1, before.rank)) + tuple(range(axis + 1))
+    word = "transpose" if w.lib == "np" else "permute"
+    return f"{e}.{word}({_args(perm)})"
+
+
+def _flip(e: str, step: Step, before, after, w: _Writer) -> str:
+    args = step.args
+    if w.lib == "np":
+        if not args or args == (None,):
+            return f"np.flip({e})"
+        axes = args[0] if len(args) == 1 else args
+        return f"np.flip({e}, {_t(axes) if isinstance(axes, tuple) else axes})"
+    if not args or args == (None,):
+        return f"{e}.flip({_args(tuple(range(before.rank)))})"
+    return f"{e}.flip({_args(args)})"
+
+
+def _unsqueeze(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "np":
+        return f"np.expand_dims({e}, {step.args[0]})"
+    return f"{e}.unsqueeze({step.args[0]})"
+
+
+def _squeeze(e: str, step: Step, before, after, w: _Writer) -> str:
+    if step.args:
+        axes = step.args[0]
+        dropped = len(axes) if isinstance(axes, tuple) else 1
+        return _zero_d(f"{e}.squeeze({_args(step.args)})", before.rank - dropped)
+    return _zero_d(f"{e}.squeeze()", sum(1 for n in before.shape if n != 1))
+
+
+def _mT(e: str, step: Step, before, after, w: _Writer) -> str:
+    return f"{e}.mT"
+
+
+def _copy(e: str, step: Step, before, after, w: _Writer) -> str:
+    if w.lib == "np":
+        expr = f"np.ascontiguousarray({e})" if step.name == "contiguous" else f"{e}.copy()"
+    elif step.name == "contiguous":
+        expr = f"{e}.contiguous()"
+    else:
+        expr = f"{e}.clone(memory_format=torch.contiguous_format)"
+    # a new buffer: name it, so that a later as_strided can start from it
+    w.copies += 1
+    name = f"c{w.copies}" if w.copies > 1 else "c"
+    w.lines.append(f"{name} = {expr}")
+    w.buffer = f"{name}.reshape(-1)"
+    return name
+
+
+def _same_text(e: str, step: Step, before, after, w: _Writer) -> str:
+    return e + format_step(step, canonical=True)
+
+
+WORDS: dict[str, Translate] = {
+    "transpose": _transpose,
+    "subscript": _subscript,
+    "slice": _slice,
+    "narrow": _narrow,
+    "view": lambda e, s, b, a, w: (
+        _reshape_to_after(e, s, b, a, w) if w.lib == "np" else _same_text(e, s, b, a, w)
+    ),
+    "reshape": _same_text,
+    "permute": _permute,
+    "transpose_axes": _permute,
+    "swapaxes": _same_text,
+    "moveaxis": _moveaxis,
+    "movedim": _moveaxis,
+    "select": _select,
+    "flatten": _flatten,
+    # NumPy's own ravel copies any array that is not C-contiguous; reshape(-1) is
+    # NumPy's view-where-strides-allow, as candela's ravel is
+    "ravel": lambda e, s, b, a, w: f"{e}.reshape(-1)" if w.lib == "np" else f"{e}.ravel()",
+    "diagonal": _same_text,
+    "unfold": _unfold,
+    "as_strided": _as_strided,
+    "broadcast": _broadcast,
+    "expand": _broadcast,
+    "rotate_axis_innermost": _rotate,
+    "flip": _flip,
+    "unsqueeze": _unsqueeze,
+    "squeeze": _squeeze,
+    "T": lambda e, s, b, a, w: _transpose(e, Step("transpose"), b, a, w),
+    "mT": _mT,
+    "contiguous": _copy,
+    "as_contiguous": _copy,
+}
+
+
+# --------------------------------------------------------------------------- snippets
+
+
+def _start(result, w: _Writer) -> str:
+    """``x = ...``: ``arange(n).reshape(shape)``, or a strided view of ``arange`` for a given start."""
+    start = result.states[0]
+    layout = start.layout
+    n = start.buffer.shape[0]
+    arange = f"{w.lib}.arange({n})"
+    if layout.is_contiguous() and layout.offset == 0 and layout.len == n:
+        return f"{arange}.reshape({_args(layout.shape)})" if w.lib else arange
+    # a given tensor's own layout over a buffer of positions 0..n-1
+    w.needs_buf = True
+    if w.lib == "torch":
+        return f"buf.as_strided({_t(layout.shape)}, {_t(layout.stride)}, {layout.offset})"
+    w.need("from numpy.lib.stride_tricks import as_strided")
+    strides = _t(s * ITEMSIZE for s in layout.stride)
+    return f"as_strided(buf[{layout.offset}:], shape={_t(layout.shape)}, strides={strides})"
+
+
+def _snippet(result, lib: str) -> str:
+    w = _Writer(lib)
+    w.need("import numpy as np" if lib == "np" else "import torch")
+    x = _start(result, w)
+    expr = "x"
+    for step, before, after in zip(result.steps, result.states, result.states[1:]):
+        words = WORDS.get(step.name, _same_text)
+        expr = words(expr, step, before.layout, after.layout, w)
+    body = []
+    if w.needs_buf:
+        body.append(f"buf = {lib}.arange({result.states[0].buffer.shape[0]})")
+        if x.startswith(f"{lib}.arange("):
+            x = "buf" + x[len(f"{lib}.arange({result.states[0].buffer.shape[0]})") :]
+    body.append(f"x = {x}")
+    body.extend(line for line in w.lines)
+    body.append(f"y = {expr}")
+    imports = sorted(w.imports, key=lambda line: (line.startswith("from"), line))
+    return "\n".join(imports) + "\n\n" + "\n".join(body)
+
+
+def numpy_code(result) -> str:
+    """Runnable NumPy code that makes ``y``: the explorer's result, strides and offset too."""
+    return _snippet(result, "np")
+
+
+def torch_code(result) -> str:
+    """Runnable PyTorch code that makes ``y`` with the explorer's shape and values."""
+    return _snippet(result, "torch")

@@ -1,0 +1,251 @@
+"""A page may change only what a person can change on it.
+
+Bokeh's server applies whatever a page sends in a ``PATCH-DOC``: any attribute of
+any model, new models, columns streamed into any data source. A hostile client
+can write megabytes into its session that way (and into the log), and slow every
+other student's edits. Patch ``page_changes`` judges each ``PATCH-DOC`` before
+Bokeh applies or copies any of it (``ServerSession.patch``, on the class) with
+:func:`refusal`: a message with any change the explorer's page never makes is
+refused whole, answered with a short ``ERROR`` and one short log line (never the
+message).
+
+What a page may send, measured from the explorer's own pages in Chromium (every
+browser test, then a margin), each within the limits of the model it changes:
+
+- an input's value: a text box's (``value``, ``value_input``: text up to
+  :data:`MAX_TEXT` characters, or the box's own ``max_length``), a chooser's (one
+  of its options), a toggle's or check box's (true or false), a button group's
+  (an index of its labels), a slider's (a number between its ends);
+- a button's ``label`` (the traversal's play button says play or pause) and a
+  glyph's ``tags`` (the painting patches mark what they painted): short text;
+- a download button's ``clicks``, a tab bar's ``active`` tab, a card opened or
+  closed, and the plain state of the explorer's own browser components (Panel's
+  ESM data models) of at most :data:`MAX_EVENT_BYTES`;
+- a figure's size as the browser laid it out (``inner_width`` and the like);
+- the page's location (``search``, ``hash`` and the like), as Panel syncs it;
+- a ``bokeh_event`` (a click, Enter, a key, the page being ready) of at most
+  :data:`MAX_EVENT_BYTES`.
+
+Nothing else: no ``ColumnsStreamed``, ``ColumnsPatched``, ``ColumnDataChanged``,
+``RootAdded``, ``RootRemoved`` or ``TitleChanged``, no binary buffers, no new
+models or references as values. A single WebSocket message larger than
+:data:`MAX_MESSAGE_BYTES` closes its connection before it is read
+(:func:`explorer.serving.server_settings`, Bokeh's public setting).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from . import Patch, apply, register
+
+__all__ = ["MAX_EVENT_BYTES", "MAX_MESSAGE_BYTES", "MAX_TEXT", "page_changes", "refusal"]
+
+log = logging.getLogger("candela-explorer")
+
+#: The largest WebSocket message a page may send. The explorer's pages send at most
+#: about 400 bytes (a figure's four sizes; an edit is ~150); the longest text a box
+#: takes, escaped, stays well inside.
+MAX_MESSAGE_BYTES = 64 * 1024
+#: The longest text a box may be given (the pipeline box refuses more than 2,000 with a
+#: message of its own; more than this is no person typing).
+MAX_TEXT = 8000
+#: The largest event (a click, a key, Enter) a page may send, as JSON.
+MAX_EVENT_BYTES = 4096
+#: The largest size, in pixels, a browser may report for a figure.
+MAX_PIXELS = 100_000
+#: What a page's location may hold, per attribute (Panel's Location model).
+LOCATION_ATTRS = frozenset(
+    {"href", "hostname", "pathname", "protocol", "port", "search", "hash", "reload"}
+)
+PLOT_SIZES = frozenset({"inner_width", "inner_height", "outer_width", "outer_height"})
+
+
+def page_changes() -> bool:
+    """Judge every PATCH-DOC from a page before it is applied (False: the patch is off)."""
+    return apply("page_changes")
+
+
+def _scalar(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
+
+
+def _text(value: Any, limit: int) -> str | None:
+    if not isinstance(value, str):
+        return f"a {type(value).__name__}, not text"
+    if len(value) > limit:
+        return f"{len(value):,} characters, more than {limit:,}"
+    return None
+
+
+def _number(value: Any, low: Any, high: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _scalar(value):
+        return "not a number"
+    if isinstance(low, (int, float)) and value < low:
+        return f"below {low}"
+    if isinstance(high, (int, float)) and value > high:
+        return f"above {high}"
+    return None
+
+
+def _option_values(options: Any) -> list:
+    if isinstance(options, dict):  # grouped options: {group: [options]}
+        return [v for group in options.values() for v in _option_values(group)]
+    found = []
+    for option in options or ():
+        found.append(option[0] if isinstance(option, (tuple, list)) and option else option)
+    return found
+
+
+def _value_check(model: Any, attr: str, new: Any) -> str | None:
+    """Why ``new`` is not a value a person could give ``model.attr`` (None: it is)."""
+    from bokeh.model import DataModel
+    from bokeh.models import (
+        AbstractGroup,
+        AbstractSlider,
+        Button,
+        Checkbox,
+        Glyph,
+        InputWidget,
+        Plot,
+        Select,
+        Tabs,
+        Toggle,
+    )
+
+    name = type(model).__name__
+    if isinstance(model, Plot) and attr in PLOT_SIZES:
+        return _number(new, 0, MAX_PIXELS) if isinstance(new, int) else "not a whole number"
+    if isinstance(model, Glyph) and attr == "tags":
+        if not isinstance(new, list) or len(new) > 8 or not all(map(_scalar, new)):
+            return "not a short list of plain values"
+        return None if len(json.dumps(new)) <= 256 else "too long"
+    if name == "Location" and attr in LOCATION_ATTRS:
+        return None if isinstance(new, bool) else _text(new, MAX_TEXT)
+    if isinstance(model, (Button, Toggle)) and attr == "label":
+        return _text(new, 100)
+    if isinstance(model, (Toggle, Checkbox)) and attr == "active":
+        return None if isinstance(new, bool) else "not true or false"
+    if isinstance(model, Select) and attr == "value":
+        return None if new in _option_values(model.options) else "not one of its options"
+    if isinstance(model, AbstractSlider) and attr in ("value", "value_throttled"):
+        ends = (model.start, model.end)
+        if isinstance(new, list) and len(new) == 2:  # a range slider
+            return _number(new[0], *ends) or _number(new[1], *ends)
+        return _number(new, *ends)
+    if isinstance(model, AbstractGroup) and attr == "active":
+        count = len(getattr(model, "labels", ()) or ())
+        picks = new if isinstance(new, list) else [new]
+        if new is None or all(
+            isinstance(p, int) and not isinstance(p, bool) and 0 <= p < count for p in picks
+        ):
+            return None
+        return f"not an index of its {count} labels"
+    if isinstance(model, InputWidget) and attr == "clicks":  # Panel's download button
+        return _number(new, 0, None) if isinstance(new, int) else "not a whole number"
+    if isinstance(model, InputWidget) and attr in ("value", "value_input"):
+        if isinstance(new, (int, float)) and not isinstance(new, bool):  # a number box
+            return _number(new, getattr(model, "low", None), getattr(model, "high", None))
+        limit = getattr(model, "max_length", None) or MAX_TEXT
+        return _text(new, min(int(limit), MAX_TEXT))
+    if isinstance(model, Tabs) and attr == "active":
+        ok = isinstance(new, int) and not isinstance(new, bool) and 0 <= new < len(model.tabs)
+        return None if ok else "not one of its tabs"
+    if name == "Card" and attr == "collapsed":  # Panel's card, opened or closed
+        return None if isinstance(new, bool) else "not true or false"
+    if isinstance(model, DataModel) and not attr.startswith("_"):
+        # The state of the explorer's own browser components (Panel's ESM data models,
+        # e.g. the keyboard's): plain, short values only.
+        return None if len(json.dumps(new)) <= MAX_EVENT_BYTES else "too long"
+    return f"{name}.{attr} is not something a person changes on the page"
+
+
+def refusal(document: Any, content: Any, buffers: Any = ()) -> str | None:
+    """Why a ``PATCH-DOC`` with ``content`` (its JSON, not yet applied) is refused, or None.
+
+    The reason is short and quotes no value the page sent.
+    """
+    if buffers:
+        return "binary buffers"
+    events = content.get("events") if isinstance(content, dict) else None
+    if not isinstance(events, list) or len(events) > 64:
+        return "not a list of at most 64 changes"
+    for event in events:
+        if not isinstance(event, dict):
+            return "a change that is not an object"
+        kind = event.get("kind")
+        if kind == "MessageSent":
+            data = event.get("msg_data")
+            if event.get("msg_type") != "bokeh_event" or not isinstance(data, dict):
+                return "a message other than a page event"
+            if len(json.dumps(data)) > MAX_EVENT_BYTES:
+                return f"an event larger than {MAX_EVENT_BYTES:,} bytes"
+            continue
+        if kind != "ModelChanged":
+            return f"a change of kind {str(kind)[:40]!r}"
+        target = event.get("model")
+        model_id = target.get("id") if isinstance(target, dict) else None
+        model = document.get_model_by_id(model_id) if isinstance(model_id, str) else None
+        if model is None:
+            return "a change to a model the page does not have"
+        attr = event.get("attr")
+        new = event.get("new")
+        if not isinstance(attr, str):
+            return "a change naming no attribute"
+        if not (_scalar(new) or (isinstance(new, list) and all(map(_scalar, new)))):
+            return f"a value for {type(model).__name__}.{attr[:40]} that is not plain"
+        why = _value_check(model, attr, new)
+        if why is not None:
+            return f"{type(model).__name__}.{attr[:40]}: {why}"
+    return None
+
+
+def _install() -> None:
+    from bokeh.server.session import ServerSession
+
+    original = ServerSession.__dict__["patch"]
+    bokeh_patch = original.__func__
+    if getattr(bokeh_patch, "_candela", False):
+        return
+
+    def patch(cls, message, connection):
+        session = connection.session
+        try:
+            why = refusal(session.document, message.content, message.buffers)
+        except Exception as exc:  # a judge that cannot read it refuses it
+            why = f"unreadable ({type(exc).__name__})"
+        if why is None:
+            return bokeh_patch(cls, message, connection)
+        log.warning("refused a change from a page of session %.12s…: %s", session.id, why)
+        reply = connection.protocol.create(
+            "ERROR", message.header["msgid"], f"refused: {why}"[:200]
+        )
+        reply.content["traceback"] = None
+        return _done(reply)
+
+    patch._candela = True
+    ServerSession.patch = classmethod(patch)
+
+
+async def _done(value):
+    return value
+
+
+register(
+    Patch(
+        name="page_changes",
+        changes="bokeh.server.session.ServerSession.patch: a PATCH-DOC is judged first; "
+        "one with a change no person makes on the page is refused whole",
+        why="Bokeh applies any change a page sends: a raw client streamed 5.5 MB "
+        "messages into a figure's source, swelling the server by 135 MB each three",
+        buys="a session holds only what its page's inputs can set; one short log line per refusal",
+        checked={"bokeh": "3.9", "panel": "1.9"},
+        needs=("bokeh.server.session:ServerSession.patch",),
+        install=_install,
+    )
+)

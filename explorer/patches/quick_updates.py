@@ -1,0 +1,61 @@
+"""The explorer's panes and widgets send a change without working out their theme again.
+
+Patch ``quick_updates``, for the explorer's own components only (a mixin,
+:class:`QuickUpdates`, of :mod:`explorer.quick`'s classes): Panel answers every
+changed parameter of a widget or pane by asking its design (theme) for all of
+the component's styling first, and a pane's new ``object`` by working out every
+property of its model again (stylesheets, sizes, classes), new Bokeh stylesheet
+models included, to find them all unchanged: ~1 ms for each widget an edit
+changes and 2.4 ms for each HTML pane, against 0.02 ms for setting the model's
+property. Here a changed parameter is sent as Panel would send it without the
+theme's styling (which Panel uses only when the stylesheets change: those still
+go through Panel), and an HTML pane's new ``object`` sets its model's text
+(escaped exactly as Panel does) and nothing else. Off, they are Panel's own.
+"""
+
+from __future__ import annotations
+
+from . import Patch, apply, is_on, register
+
+__all__ = ["QuickUpdates", "quick_updates"]
+
+
+def quick_updates() -> bool:
+    """Turn the patch on, if it may be (the explorer's components then use it)."""
+    return apply("quick_updates")
+
+
+class QuickUpdates:
+    """Mixin for a Panel component: changes reach its model without the theme's styling."""
+
+    def _update_properties(self, *events, doc):
+        if not is_on("quick_updates") or any(event.name == "stylesheets" for event in events):
+            return super()._update_properties(*events, doc=doc)
+        return self._process_param_change({event.name: event.new for event in events})
+
+
+class QuickHTMLUpdates(QuickUpdates):
+    """Mixin for Panel's ``HTML`` pane: a new ``object`` updates the model's text alone."""
+
+    def _update(self, ref: str, model) -> None:
+        if not is_on("quick_updates"):
+            return super()._update(ref, model)
+        model.update(**self._process_param_change({"object": self.object}))
+
+
+register(
+    Patch(
+        name="quick_updates",
+        changes="_update_properties of the explorer's components and _update of its HTML "
+        "panes (overridden in a mixin): the change alone, without the theme's styling",
+        why="Panel works out a component's whole styling for every changed parameter",
+        buys="~1 ms for each widget and 2.4 ms for each HTML pane an edit changes, of the "
+        "server's ~10 ms an edit",
+        checked={"panel": "1.9"},
+        needs=(
+            "panel.reactive:Syncable._update_properties",
+            "panel.reactive:Syncable._process_param_change",
+            "panel.pane.markup:HTMLBasePane._update",
+        ),
+    )
+)

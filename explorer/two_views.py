@@ -1,0 +1,224 @@
+"""Two views of one buffer: the second pipeline's grid beside the first, over one lane.
+
+With ``compare`` set (``Explorer(compare=".T")``, ``?compare=.T`` in the URL, or
+``explorer.compare(a, b)`` for two NumPy or
+PyTorch views of one base), the explorer draws the second view's logical grid
+beside the first and one buffer lane under it that says, for every cell of
+the shared buffer, which view reads it: the first (A), the second (B), both
+(aliasing: a write through one is seen through the other) or neither.
+Hovering a cell of either grid or of the lane rings every cell linked to it
+in all three, in the browser.
+
+:func:`alias_columns` is the pure part (tested without a page);
+:class:`CompareView` holds one display's Bokeh models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from bokeh.core.properties import field
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Rect, Text
+
+from . import columns as C
+
+__all__ = ["CompareView", "alias_columns", "KINDS"]
+
+#: What a buffer cell is to the two views, its colour (Okabe-Ito) and its label.
+KINDS = {
+    "first": ("#56B4E9", "A"),  # sky blue: read by the first view only
+    "second": ("#E69F00", "B"),  # orange: read by the second view only
+    "both": ("#D55E00", "A B"),  # vermillion: read by both, aliased
+    "neither": (C.GREY, ""),
+}
+
+LINK = "#009E73"  # bluish green, as the hover's own frames
+#: The lane sits beside the first grid, in about half the figures' column.
+LANE_MAX_PX = 300
+
+
+def _reads(tensor, size: int) -> np.ndarray:
+    if tensor.len == 0:
+        return np.zeros(size, dtype=np.int64)
+    return np.bincount(tensor.positions(), minlength=size)[:size]
+
+
+def alias_columns(first, second) -> dict:
+    """One row per cell of the first view's buffer: who reads it, its place, colour and label.
+
+    ``second`` counts only when it reads the same buffer (a step that copied
+    gives it a buffer of its own, which this lane does not show).
+
+    >>> from candela import Tensor, s
+    >>> t = Tensor.arange(4)
+    >>> cols = alias_columns(t.slice(s[:3]), t.slice(s[2:]))
+    >>> list(cols["kind"]), list(cols["label"])
+    (['first', 'first', 'both', 'second'], ['A', 'A', 'A B', 'B'])
+    """
+    size = len(first.buffer)
+    reads_a = _reads(first, size)
+    same = second.buffer is first.buffer
+    reads_b = _reads(second, size) if same else np.zeros(size, dtype=np.int64)
+    a, b = reads_a > 0, reads_b > 0
+    kind = np.where(a & b, "both", np.where(a, "first", np.where(b, "second", "neither")))
+    cols = C.buffer_width(size)
+    pos = np.arange(size)
+    return {
+        "x": (pos % cols).astype(float),
+        "y": -(pos // cols) * C.BUFFER_ROW_PITCH,
+        "pos": pos,
+        "reads_a": reads_a,
+        "reads_b": reads_b,
+        "kind": kind.astype(object),
+        "color": np.array([KINDS[k][0] for k in kind], dtype=object),
+        "label": np.array([KINDS[k][1] for k in kind], dtype=object),
+    }
+
+
+def summary(cols: dict) -> dict[str, int]:
+    """How many cells of the buffer are of each kind."""
+    kinds = list(cols["kind"])
+    return {k: kinds.count(k) for k in KINDS}
+
+
+#: Hover on a cell of the lane or of either grid: the buffer position it is, or reads,
+#: then every cell linked to that position ringed in all three figures.
+LINK_JS = """
+const hit = cb_data.index.indices;
+const empty = {x: [], y: []};
+if (!lane.data.pos.length) return;  // no second view: the first view's own hover does it
+if (!hit.length) {
+  for (const s of [link_a, link_b, link_lane]) if (s.data.x.length) s.data = empty;
+  return;
+}
+const k = hit[0];
+const p = which === 'lane' ? lane.data.pos[k] : (which === 'a' ? frames_a : frames_b).data.pos[k];
+if (p == null) return;
+const ring = (frames, logical, out) => {
+  const xs = [], ys = [];
+  const pos = frames.data.pos;
+  for (let i = 0; i < pos.length; i++) {
+    if (pos[i] === p) { xs.push(logical.data.x[i]); ys.push(logical.data.y[i]); }
+  }
+  out.data = {x: xs, y: ys};
+};
+ring(frames_a, logical_a, link_a);
+if (same_buffer.tags[0]) ring(frames_b, logical_b, link_b); else link_b.data = empty;
+link_lane.data = {x: [lane.data.x[p]], y: [lane.data.y[p]]};
+"""
+
+
+def _ring() -> Rect:
+    return Rect(
+        x=field("x"),
+        y=field("y"),
+        width=1.0,
+        height=1.0,
+        fill_alpha=0,
+        line_color=LINK,
+        line_width=3,
+    )
+
+
+class CompareView:
+    """One display's models for the second view: its grid (a second ``Figures``) and the lane.
+
+    ``first`` is the display's own :class:`~explorer.figures.Figures`; hovering
+    links its grid, the second grid and the lane.
+    """
+
+    def __init__(self, first) -> None:
+        from .figures import CELL_FILL, Figures, _figure, fit
+
+        self._fit = fit
+        self.first = first
+        self.second = Figures()
+        # The second view's models get names of their own: a page (and its tests) finds
+        # the first view's models by name, and a name must name one model.
+        for root in (self.second.logical_figure, self.second.buffer_figure, self.second.traversal):
+            for model in root.references():
+                if model.name and not model.name.startswith("compare-"):
+                    model.name = "compare-" + model.name
+        self.lane_source = ColumnDataSource(
+            {k: [] for k in ("x", "y", "pos", "reads_a", "reads_b", "color", "label")},
+            name="compare-lane-source",
+        )
+        lane = self.lane_figure = _figure("compare-lane-figure", self.second._scale)
+        self.lane_cells = lane.add_glyph(
+            self.lane_source,
+            Rect(
+                x=field("x"),
+                y=field("y"),
+                width=CELL_FILL,
+                height=CELL_FILL,
+                fill_color=field("color"),
+                line_color=None,
+            ),
+            name="compare-lane-cells",
+        )
+        lane.add_glyph(
+            self.lane_source,
+            Text(
+                x=field("x"),
+                y=field("y"),
+                text=field("label"),
+                text_align="center",
+                text_baseline="middle",
+                text_font_size="11px",
+                text_color="#000000",
+            ),
+        )
+        # A model that holds one flag for the browser: do both views read one buffer?
+        self.same_buffer = ColumnDataSource({}, tags=[True], name="compare-same-buffer")
+        self.links = {
+            name: ColumnDataSource({"x": [], "y": []}, name=f"compare-link-{name}")
+            for name in ("a", "b", "lane")
+        }
+        for fig, name in (
+            (first.logical_figure, "a"),
+            (self.second.logical_figure, "b"),
+            (lane, "lane"),
+        ):
+            fig.add_glyph(self.links[name], _ring(), level="overlay")
+        args = {
+            "frames_a": first.frames_source,
+            "frames_b": self.second.frames_source,
+            "logical_a": first.logical_source,
+            "logical_b": self.second.logical_source,
+            "lane": self.lane_source,
+            "link_a": self.links["a"],
+            "link_b": self.links["b"],
+            "link_lane": self.links["lane"],
+            "same_buffer": self.same_buffer,
+        }
+        for fig, renderer, which in (
+            (first.logical_figure, first.logical_cells, "a"),
+            (self.second.logical_figure, self.second.logical_cells, "b"),
+            (lane, self.lane_cells, "lane"),
+        ):
+            fig.add_tools(
+                HoverTool(
+                    renderers=[renderer],
+                    tooltips=None if which != "lane" else LANE_TOOLTIPS,
+                    callback=CustomJS(args={**args, "which": which}, code=LINK_JS),
+                    name=f"compare-hover-{which}",
+                )
+            )
+
+    def render(self, first_tensor, second_cols, second_layout, second_tensor, unit: str) -> None:
+        """Draw the second view's grid and the lane for the two tensors."""
+        self.second.render(second_cols, second_layout, unit)
+        data = alias_columns(first_tensor, second_tensor)
+        size = len(data["pos"])
+        cols = C.buffer_width(size)
+        rows = -(min(data["y"]) if size else 0) + 1
+        self._fit(self.lane_figure, cols, rows, 0.2, LANE_MAX_PX, 1.0)
+        self.lane_source.data = {k: data[k] for k in self.lane_source.data}
+        same = second_tensor.buffer is first_tensor.buffer
+        if self.same_buffer.tags != [same]:
+            self.same_buffer.tags = [same]
+        for source in self.links.values():
+            if source.data["x"]:
+                source.data = {"x": [], "y": []}
+
+
+LANE_TOOLTIPS = [("position", "@pos"), ("reads by A", "@reads_a"), ("reads by B", "@reads_b")]

@@ -1,0 +1,77 @@
+"""A lost worker is visible and survivable: in Chromium, against the real command.
+
+``candela-explorer --num-procs 2`` serves a page; its workers are killed (as an
+out-of-memory killer or an admin's ``kill`` would). The page says on screen that
+its server went away and offers to reconnect; the command starts new workers, and
+"reconnect" opens the same state again from the page's URL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+from explorer import cli
+from explorer.testing import free_port
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc"),
+]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def workers_of(pid: int, count: int, other_than: set[int] = frozenset()) -> list[int]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = [w for w in cli._worker_pids(pid) if w not in other_than]
+        if len(found) >= count:
+            return found
+        time.sleep(0.2)
+    pytest.fail(f"the command has {cli._worker_pids(pid)} workers, not {count} new ones")
+
+
+def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(page, tmp_path):
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)]
+        + ["--num-procs", "2", "--ready", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
+    )
+    try:
+        first = workers_of(proc.pid, 2)
+        url = f"http://127.0.0.1:{port}/?shape=3,4&ops=.transpose()"
+        page.goto(url)
+        expect(page.locator(".candela-shape")).to_have_text("(4, 3)", timeout=90_000)
+        expect(page.locator(".candela-lost")).to_have_count(0)
+        for pid in first:
+            os.kill(pid, signal.SIGKILL)
+        lost = page.locator(".candela-lost")
+        expect(lost).to_be_visible(timeout=30_000)
+        expect(lost).to_contain_text("server went away")
+        page.screenshot(path=str(tmp_path / "lost-worker.png"))
+        workers_of(proc.pid, 2, other_than=set(first))  # the command started new ones
+        page.locator(".candela-reconnect").click()
+        expect(page.locator(".candela-shape")).to_have_text("(4, 3)", timeout=90_000)
+        expect(page.locator(".candela-lost")).to_have_count(0)
+        assert page.url == url
+        assert proc.poll() is None, "the command stopped"
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+        for pid in cli._worker_pids(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+    assert "Too many child restarts" not in out

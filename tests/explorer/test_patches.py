@@ -1,0 +1,277 @@
+"""Every patch of ``explorer.patches`` is optional and safe.
+
+On a Panel or Bokeh release other than the one a patch was checked against, or
+with a framework name it needs missing, the patch leaves the framework alone and
+logs one line; ``CANDELA_PLAIN=1`` turns them all off. Each case runs in a fresh
+process (a patch, once applied, stays for the life of the process).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import patches
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: In a fresh process: for each patch, apply it under argv[1] ("version": another
+#: release of its first package; "missing": its first needed name deleted; "plain":
+#: CANDELA_PLAIN set; "normal") and report, as JSON, whether it applied, the log lines,
+#: and which needed names changed.
+SCRIPT = r"""
+import importlib, json, logging, os, sys, types
+
+mode = sys.argv[1]
+if mode == "plain":
+    os.environ["CANDELA_PLAIN"] = "1"
+import panel  # Panel changes some of Bokeh's names when imported (its RequestProxy)
+
+import explorer.patches as P
+from explorer.patches.pool_sessions import app_context
+
+lines = []
+
+
+class Note(logging.Handler):
+    def emit(self, record):
+        lines.append(record.getMessage())
+
+
+log = logging.getLogger("candela-explorer")
+log.addHandler(Note())
+log.propagate = False
+
+
+def resolve(need):
+    # What the name is bound to, as stored: a classmethod read through getattr is a
+    # new bound method each time, so a class's attribute is read from its __dict__.
+    module, _, path = need.partition(":")
+    obj = importlib.import_module(module)
+    for part in filter(None, path.split(".")):
+        if isinstance(obj, type):
+            owner = next((k for k in obj.__mro__ if part in vars(k)), None)
+            obj = vars(owner)[part] if owner is not None else getattr(obj, part)
+        else:
+            obj = getattr(obj, part)
+    return obj
+
+
+def owner_of(need):
+    # (object the last name is defined on, that name)
+    module, _, path = need.partition(":")
+    parts = path.split(".")
+    obj = importlib.import_module(module)
+    for part in parts[:-1]:
+        obj = getattr(obj, part)
+    if isinstance(obj, type):
+        obj = next(k for k in obj.__mro__ if parts[-1] in vars(k))
+    return obj, parts[-1]
+
+
+def fake_server():
+    return types.SimpleNamespace(_tornado=types.SimpleNamespace(_applications={"/": object()}))
+
+
+out = {}
+for name, patch in P.patches().items():
+    before = {need: resolve(need) for need in patch.needs}
+    lines.clear()
+    restore = None
+    if mode == "version":
+        distribution = next(iter(patch.checked))
+        real = P._version
+        P._version = lambda d, real=real, dist=distribution: "99.1.0" if d == dist else real(d)
+        restore = lambda real=real: setattr(P, "_version", real)
+    elif mode == "copied" and patch.copies:  # the framework's code it repeats has changed
+        real = P.source_hash
+        P.source_hash = lambda need: "0" * 16
+        restore = lambda real=real: setattr(P, "source_hash", real)
+    elif mode == "missing" and patch.needs:
+        obj, attr = owner_of(patch.needs[0])
+        value = vars(obj)[attr]
+        delattr(obj, attr)
+        restore = lambda obj=obj, attr=attr, value=value: setattr(obj, attr, value)
+    applied = P.apply(name)
+    server = fake_server()
+    context = app_context(server) if name == "pool_sessions" else None
+    module = P.browser_module((name,)) if patch.script else ""
+    if restore is not None:
+        restore()
+    after = {need: resolve(need) for need in patch.needs}
+    out[name] = {
+        "applied": applied,
+        "lines": list(lines),
+        "changed": sorted(n for n in patch.needs if after[n] is not before[n]),
+        "context": context is not None,
+        "script": bool(patch.script),
+        "stub": module.startswith(f"function {patch.entry}(Bokeh) {{}}") if patch.script else None,
+    }
+print(json.dumps(out))
+"""
+
+
+def _run(mode: str) -> dict:
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CANDELA_PLAIN"}
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, mode],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def normal() -> dict:
+    return _run("normal")
+
+
+def test_every_patch_declares_what_it_changes_why_and_what_it_buys():
+    every = patches.patches()
+    assert len(every) >= 12
+    for name, patch in every.items():
+        assert patch.name == name
+        assert patch.changes and patch.why and patch.buys, name
+        releases = [r for v in patch.checked.values() for r in v.split()]
+        assert releases and all(r.count(".") <= 1 for r in releases), name
+        assert (patch.script is None) == (patch.entry is None), name
+        if patch.script:
+            text = (Path(patches.__file__).parent / patch.script).read_text(encoding="utf-8")
+            assert f"function {patch.entry}(Bokeh)" in text, name
+
+
+def test_on_the_checked_releases_every_patch_applies(normal):
+    # The control for the tests below: the same script changes the framework.
+    for name, found in normal.items():
+        assert found["applied"] is True, (name, found)
+        assert found["lines"] == [], (name, found)
+        if patches.get(name).install is not None:
+            assert found["changed"], (name, found)  # it replaced what it names
+        if found["script"]:
+            assert found["stub"] is False, name  # the script itself goes into the page
+    assert normal["pool_sessions"]["context"]
+
+
+@pytest.mark.parametrize("mode", ["version", "missing", "copied"])
+def test_a_patch_on_another_release_or_missing_a_name_leaves_the_framework_alone(mode):
+    found = _run(mode)
+    assert set(found) == set(patches.patches())
+    if mode == "copied":
+        assert found["pool_sessions"]["applied"] is False  # it repeats Bokeh's steps
+    for name, seen in found.items():
+        if mode == "missing" and not patches.get(name).needs:
+            continue  # a browser patch: its script checks each name itself, in the page
+        if mode == "copied" and not patches.get(name).copies:
+            continue
+        assert seen["applied"] is False, (name, seen)
+        assert seen["changed"] == [], (name, seen)  # nothing it names was replaced
+        assert len(seen["lines"]) == 1 and name in seen["lines"][0], (name, seen)
+        reason = {"version": "99.1.0", "missing": "missing", "copied": "is not the code"}[mode]
+        assert reason in seen["lines"][0], (name, seen)
+        assert not seen["context"], (name, seen)
+        if seen["script"]:
+            assert seen["stub"] is True, name  # an empty function in place of the script
+
+
+def test_candela_plain_turns_every_patch_off_and_says_so_once():
+    found = _run("plain")
+    for name, seen in found.items():
+        assert seen["applied"] is False and seen["changed"] == [], (name, seen)
+        assert not seen["context"], (name, seen)
+    # Each patch says nothing on its own: the command says it once for all.
+    assert all(seen["lines"] == [] for seen in found.values()), found
+
+
+def test_candela_plain_values(monkeypatch):
+    for value, off in [("1", True), ("yes", True), ("", False), ("0", False), ("false", False)]:
+        monkeypatch.setenv("CANDELA_PLAIN", value)
+        assert patches.plain() is off, value
+    # Patch names turn only those off (to measure each); a word that is none is all.
+    monkeypatch.setenv("CANDELA_PLAIN", "cells, one_write_per_message")
+    assert not patches.plain()
+    assert patches.skip_reason(patches.get("cells")) == "CANDELA_PLAIN names it"
+    assert patches.skip_reason(patches.get("one_write_per_message")) == "CANDELA_PLAIN names it"
+    assert patches.skip_reason(patches.get("steady")) is None
+    monkeypatch.setenv("CANDELA_PLAIN", "cells,nonsense")
+    assert patches.plain()
+
+
+def _cdn_links_after_a_redraw(cls) -> list[str]:
+    from bokeh.document import Document
+    from bokeh.models import ImportedStyleSheet
+    from pyviz_comms import Comm
+
+    pane = cls("a")
+    model = pane.get_root(Document(), comm=Comm())  # displayed in a notebook
+    pane.object = "b"  # redrawn from the kernel
+    return [m.url for m in model.select({"type": ImportedStyleSheet}) if "cdn." in m.url]
+
+
+def test_in_a_notebook_only_the_explorers_panes_are_redrawn_inline(monkeypatch):
+    # Panel 1.9 sends a redrawn pane's stylesheets as CDN links even with inline on;
+    # the explorer's panes are kept inline, and every other pane is Panel's own.
+    import panel as pn
+
+    from explorer.patches.inline_panes import inline_pane_updates
+    from explorer.quick import InlineMarkdown, QuickHTML
+
+    monkeypatch.setattr(pn.config, "inline", True)
+    assert inline_pane_updates()
+    assert _cdn_links_after_a_redraw(QuickHTML) == []
+    assert _cdn_links_after_a_redraw(InlineMarkdown) == []
+    # Not the explorer's: left as Panel made them (links, as Panel 1.9 sends them).
+    assert _cdn_links_after_a_redraw(pn.pane.HTML)
+    assert _cdn_links_after_a_redraw(pn.pane.Markdown)
+
+
+@pytest.mark.patched("unparsed_location")
+def test_a_query_value_of_5000_digits_is_served_with_the_location_patch():
+    # Panel parses every all-digit query value into an int, past Python's limit: HTTP 500
+    # (test_plain_browser.py shows it with the patch off).
+    from explorer.testing import http_get, served_app
+
+    with served_app(ready=0) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        status, _ = http_get(port, "/?x=" + "1" * 5000)
+    assert status == 200
+
+
+#: In a fresh process, with CANDELA_PLAIN as given: whether displaying an explorer in a
+#: notebook turns Panel's inline mode on (the kernel and Panel's extension stood in for).
+NOTEBOOK_INLINE = r"""
+import panel as pn
+from explorer import notebook
+
+notebook.in_notebook = lambda: True
+notebook._page = lambda: "page"
+pn.extension = lambda *args, **kwargs: None
+notebook.ensure_extension()
+print(pn.config.inline)
+"""
+
+
+@pytest.mark.parametrize("plain, inline", [("", "True"), ("1", "False")])
+def test_a_notebook_is_inlined_only_with_the_fix_for_redrawn_panes(plain, inline):
+    # Panel 1.9's inline mode sends a redrawn pane's stylesheets as references the page
+    # never got: without the inline_panes patch, the explorer keeps Panel's CDN links.
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CANDELA_PLAIN", "PANEL_INLINE")}
+    done = subprocess.run(
+        [sys.executable, "-c", NOTEBOOK_INLINE],
+        cwd=ROOT,
+        env={**env, "CANDELA_PLAIN": plain},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == inline

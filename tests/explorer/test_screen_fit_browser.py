@@ -1,0 +1,88 @@
+"""The page fits the screen it is on, in Debian's Chromium: a 64x64 tensor with its buffer
+and traversal controls on a 1280x800 laptop screen; a phone 390 px wide with no sideways
+scroll and no text under 12 px."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+#: Every element with text of its own on the page (through Panel's shadow roots): its
+#: text, computed font size and whether it is on screen.
+TEXTS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      const own = Array.from(el.childNodes).some(
+        (n) => n.nodeType === 3 && n.textContent.trim() !== "");
+      if (!own) continue;
+      const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || cs.visibility === "hidden") continue;
+      out.push({text: el.textContent.trim().slice(0, 40), px: parseFloat(cs.fontSize)});
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+#: The bottom edge (px from the page's top) of the element of a CSS class, in shadow roots.
+BOTTOM_JS = """(cls) => {
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList && el.classList.contains(cls)) return el.getBoundingClientRect().bottom;
+      if (el.shadowRoot) { const r = walk(el.shadowRoot); if (r != null) return r; }
+    }
+    return null;
+  };
+  return walk(document);
+}"""
+
+ROOM_SENT = """() => {
+  const f = Bokeh.documents[0].get_model_by_name("logical-figure");
+  return f != null && f.width <= %d;
+}"""
+
+
+def _open(page, url, query):
+    page.goto(url + query)
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
+    expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
+    page.wait_for_function(  # the server has heard how much room the figures have
+        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+    )
+
+
+def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _open(page, explorer_server, "?shape=64,64&ops=.transpose()")
+    for cls in ("candela-toggle", "candela-odometer", "candela-frame-slider"):
+        bottom = page.evaluate(BOTTOM_JS, cls)
+        assert bottom is not None and bottom <= 800, (cls, bottom)
+    for name in ("logical-figure", "buffer-figure"):
+        box = page.evaluate(
+            f"() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('{name}'))"
+            ".el.getBoundingClientRect().toJSON()"
+        )
+        assert box["bottom"] <= 800 and box["right"] <= 1280, (name, box)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    page.screenshot(path="/tmp/fit-64x64-1280x800.png")
+
+
+@pytest.mark.parametrize(
+    "query", ["?shape=3,4&ops=.transpose()", "?shape=2,3,4", "?shape=64,64", "?lesson=transpose"]
+)
+def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_server, query):
+    page.set_viewport_size({"width": 390, "height": 844})
+    _open(page, explorer_server, query)
+    page.wait_for_function(ROOM_SENT % 390)  # the cells sized to the phone's width
+    page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
+    small = [t for t in page.evaluate(TEXTS_JS) if t["px"] < 12]
+    assert not small, small

@@ -1,0 +1,88 @@
+"""Light and dark, in Debian's Chromium: the page follows the system's colour scheme and
+``?theme=``; every visible text is at least 4.5:1 against what is behind it."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright")
+from contrast import low_contrast
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+BG_JS = """() => {
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList && el.classList.contains("candela-explorer"))
+        return getComputedStyle(el).backgroundColor;
+      if (el.shadowRoot) { const r = walk(el.shadowRoot); if (r) return r; }
+    }
+  };
+  return walk(document);
+}"""
+
+
+def _open(page, url, query):
+    page.goto(url + query)
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
+    expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
+    page.wait_for_function(  # the server has heard how much room the figures have
+        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
+    )
+    page.locator(".candela-forward .bk-btn").click()
+    expect(page.locator(".candela-odometer")).to_contain_text("element 2 of")
+
+
+@pytest.mark.parametrize(
+    ("scheme", "query", "dark"),
+    [
+        ("light", "?shape=2,3,4&ops=.transpose()", False),
+        ("dark", "?shape=2,3,4&ops=.transpose()", True),
+        ("light", "?shape=2,3,4&ops=.transpose()&theme=dark", True),
+        ("dark", "?shape=2,3,4&ops=.transpose()&theme=light", False),
+        ("dark", "?lesson=transpose&step=3", True),
+        ("light", "?shape=4&ops=.broadcast((3,%204))&unit=float32", False),
+    ],
+)
+def test_every_text_is_legible_light_and_dark(page, explorer_server, scheme, query, dark):
+    page.emulate_media(color_scheme=scheme)
+    _open(page, explorer_server, query)
+    background = page.evaluate(BG_JS)
+    assert background == ("rgb(0, 0, 0)" if dark else "rgb(255, 255, 255)"), background
+    bad = low_contrast(page)
+    page.screenshot(path=f"/tmp/theme-{scheme}-{'dark' if dark else 'light'}.png")
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_offline_and_lesson_pages_are_legible_light_and_dark(page, tmp_path, scheme):
+    from explorer.app import Explorer
+    from explorer.lesson_page import save_lesson_html
+
+    page.emulate_media(color_scheme=scheme)
+    offline = Explorer(shape=(2, 3, 4), ops=".transpose()").save_html(tmp_path / "page.html")
+    lesson = save_lesson_html("transpose", tmp_path / "lesson.html")
+    for path in (offline, lesson):
+        page.goto(path.as_uri())
+        expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
+        background = page.evaluate(BG_JS)
+        assert background == ("rgb(0, 0, 0)" if scheme == "dark" else "rgb(255, 255, 255)")
+        page.screenshot(path=f"/tmp/theme-{path.stem}-{scheme}.png")
+        bad = low_contrast(page)
+        assert not bad, (path.name, bad)
+
+
+@pytest.mark.parametrize(("notebook_light", "dark"), [("false", True), ("true", False)])
+def test_a_notebook_theme_decides_over_the_system(page, explorer_server, notebook_light, dark):
+    # JupyterLab says its theme on its body (data-jp-theme-light); the explorer follows it
+    # whatever the system prefers.
+    page.emulate_media(color_scheme="light" if dark else "dark")
+    _open(page, explorer_server, "?shape=3,4")
+    page.evaluate(f"() => document.body.setAttribute('data-jp-theme-light', '{notebook_light}')")
+    want = "rgb(0, 0, 0)" if dark else "rgb(255, 255, 255)"
+    page.wait_for_function(f"() => ({BG_JS})() === '{want}'")
+    assert not low_contrast(page)

@@ -1,0 +1,135 @@
+"""Two views of one buffer: the lane's kinds, the state, the URL and explorer.compare(a, b)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import explorer
+from candela import Tensor
+from explorer.app import Explorer
+from explorer.state import ExplorerState, evaluate
+from explorer.two_views import alias_columns
+from explorer.url import query_for, read_query
+
+PIPELINES = ["", ".T", "[1:]", "[::2, ::-1]", "[:, 1]", "[::-1, 2]", ".diagonal()", "[1:, None]"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PIPELINES), st.sampled_from(PIPELINES), st.integers(2, 5))
+def test_the_lane_says_which_view_reads_each_cell_as_numpy_does(ops_a, ops_b, n):
+    start = Tensor.arange((n, n + 1))
+    a = evaluate(None, ops_a, start).tensor
+    b = evaluate(None, ops_b, start).tensor
+    cols = alias_columns(a, b)
+    # Oracle: NumPy's own views of the same arange, and the values (= positions) they read.
+    x = np.arange(start.len).reshape(start.shape)
+    scope = {"x": x}  # the texts are the test's own, as NumPy reads them
+    read_a = set(np.ravel(eval("x" + ops_a, scope)))
+    read_b = set(np.ravel(eval("x" + ops_b, scope)))
+    for p, kind in enumerate(cols["kind"]):
+        expected = {(True, True): "both", (True, False): "first", (False, True): "second"}.get(
+            (p in read_a, p in read_b), "neither"
+        )
+        assert kind == expected, (ops_a, ops_b, p)
+    assert cols["reads_a"].sum() == a.len and cols["reads_b"].sum() == b.len
+
+
+def test_a_second_view_that_copied_reads_nothing_of_the_first_buffer():
+    start = Tensor.arange((2, 3))
+    cols = alias_columns(start, start.T.as_contiguous())
+    assert set(cols["kind"]) == {"first"}
+
+
+def test_the_compare_pipeline_is_evaluated_over_the_same_start_and_keeps_its_last_good_view():
+    st_ = ExplorerState(shape="3,4", ops=".T", compare="[1:]")
+    assert st_.compare_result.states[0] is st_.result.states[0]
+    assert st_.compare_result.layout.shape == (2, 4) and st_.error is None
+    st_.compare = "[9]"
+    assert st_.error.startswith("compare: step 1 `[9]`") and "index 9" in st_.error
+    assert st_.compare_result.layout.shape == (2, 4)  # the last good second view stays
+    st_.compare = "[::-1]"
+    assert st_.error is None and st_.compare_result.layout.stride == (-4, 1)
+    st_.ops = ".flip(1)"  # a new first pipeline keeps the second
+    assert st_.compare_result.layout.stride == (-4, 1)
+    st_.compare = ""
+    assert st_.compare_result is None and st_.error is None
+
+
+def test_the_compare_key_travels_in_the_url_and_a_bad_one_says_so():
+    updates, messages = read_query("?shape=3,4&ops=.T&compare=.flip(0, 1)")
+    assert updates["compare"] == ".flip(0, 1)" and messages == []
+    st_ = ExplorerState(**updates)
+    assert "compare=.flip(0,%201)" in query_for(st_)
+    updates, messages = read_query("?shape=3,4&compare=.nope()")
+    assert "compare" not in updates and "compare step 1 `.nope()`" in messages[0]
+
+
+def test_the_second_views_fields_sit_inside_candela_compare_only_while_there_is_one():
+    ex = Explorer(shape=(3, 4), ops=".T", compare=".T[::2]")
+    fields = ex.compare_fields.object
+    assert fields.startswith('<div class="candela-compare">')
+    assert '<code class="candela-shape">(2, 3)</code>' in fields
+    assert '<code class="candela-stride">(2, 4)</code>' in fields
+    assert "both, aliased: 6" in ex.lane_heading.object
+    assert ex._view.compare_column.visible
+    ex.compare = ""
+    assert ex.compare_fields.object == "" and not ex._view.compare_column.visible
+
+
+def test_explorer_compare_shows_two_numpy_views_of_one_base():
+    x = np.arange(24.0).reshape(4, 6)
+    a, b = x[:, ::2], x[1:, 1:4]
+    ex = explorer.compare(a, b)
+    assert ex.unit == "float64" and ex.error is None
+    assert ex.result.tensor.tolist() == a.tolist()
+    assert ex.compare_result.tensor.tolist() == b.tolist()
+    assert ex.result.tensor.buffer is ex.compare_result.tensor.buffer
+    shared = set(np.ravel(a)) & set(np.ravel(b))
+    kinds = alias_columns(ex.result.tensor, ex.compare_result.tensor)["kind"]
+    assert {p for p, k in enumerate(kinds) if k == "both"} == {int(v) for v in shared}
+
+
+def test_explorer_compare_refuses_views_of_two_buffers_naming_them():
+    with pytest.raises(ValueError, match="not views of the same base"):
+        explorer.compare(np.arange(12), np.arange(12))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch is not installed")
+def test_explorer_compare_shows_two_torch_views_of_one_storage():
+    import torch
+
+    t = torch.arange(12).reshape(3, 4)
+    ex = explorer.compare(t, t.T[1:])
+    assert ex.result.tensor.tolist() == t.tolist()
+    assert ex.compare_result.tensor.tolist() == t.T[1:].tolist()
+    with pytest.raises(ValueError, match="different storages"):
+        explorer.compare(t, torch.arange(12))
+
+
+def test_a_lesson_step_shows_its_second_view_and_the_next_step_its_own():
+    ex = Explorer()
+    ex.param.update(lesson="aliasing", step=4)
+    assert ex.ops == "[3:]" and ex.compare == "[:5]"
+    kinds = alias_columns(ex.result.tensor, ex.compare_result.tensor)["kind"]
+    assert [p for p, k in enumerate(kinds) if k == "both"] == [3, 4]
+    ex.classroom.next()  # the next step has a second view of its own
+    assert ex.compare == "[:]" and ex.compare_result.layout.shape == (6,)
+    ex.classroom.next()  # a step without one shows one view
+    assert ex.compare == "" and ex.compare_result is None
+
+
+def test_a_lessons_compare_is_checked_like_its_pipeline():
+    from explorer import lessons as L
+
+    step = {"shape": [4], "ops": "", "compare": ".nope()", "text": "two views"}
+    lesson = {"id": "t", "title": "t", "summary": "t", "steps": [step]}
+    problems = L.verify_lesson(L.parse_lesson(lesson))
+    assert any("compare" in p and ".nope()" in p for p in problems), problems
+    step["compare"] = 3
+    with pytest.raises(L.LessonError, match="compare"):
+        L.parse_lesson(lesson)

@@ -1,0 +1,67 @@
+"""Two views of one buffer in Chromium: both grids, the lane, the second fields, hover links."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
+BOX = """(name) => {
+  const model = Bokeh.documents[0].get_model_by_name(name);
+  const view = Bokeh.index.find_one(model);
+  const r = view.el.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height};
+}"""
+
+
+def links(page) -> dict:
+    return page.evaluate(
+        "() => Object.fromEntries(['a', 'b', 'lane'].map(n => [n, "
+        "Bokeh.documents[0].get_model_by_name('compare-link-' + n).data.x.length]))"
+    )
+
+
+def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer_server):
+    page.goto(explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    # (two views: two elements of each field class, the second inside .candela-compare)
+    expect(page.locator(".candela-fields .candela-shape").first).to_have_text("(4, 3)")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+    expect(page.locator(".candela-compare .candela-stride")).to_have_text("(4, 1)")
+    expect(page.locator(".candela-compare-legend")).to_contain_text("both, aliased: 8")
+    expect(page.locator(".candela-compare-input input")).to_have_value("[1:]")
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-lane-source').data.pos.length === 12"
+    )
+    # Both grids are drawn side by side: the second to the right of the first.
+    first = page.evaluate(BOX, "logical-figure")
+    second = page.evaluate(BOX, "compare-logical-figure")
+    assert second["x"] > first["x"] + first["width"] / 2, (first, second)
+    # Hover position 5 in the lane (a one-row lane of 12 cells): the cell is ringed, and
+    # so is the element of each view that reads it.
+    lane = page.evaluate(BOX, "compare-lane-figure")
+    cell = (lane["width"] - 8) / 12.2
+    page.mouse.move(lane["x"] + 4 + cell * (0.6 + 5), lane["y"] + lane["height"] / 2)
+    page.wait_for_function(
+        "() => ['a', 'b', 'lane'].every(n => "
+        "Bokeh.documents[0].get_model_by_name('compare-link-' + n).data.x.length === 1)"
+    )
+    assert links(page) == {"a": 1, "b": 1, "lane": 1}
+    page.mouse.move(1, 1)  # off every figure: the rings go
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 0"
+    )
+    # A bad second pipeline names itself and keeps the second view on screen.
+    box = page.locator(".candela-compare-input input")
+    box.fill(".bogus()")
+    box.press("Enter")
+    expect(page.locator(".candela-error")).to_contain_text("compare: step 1 `.bogus()`")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+    box.fill("[::2, 1]")
+    box.press("Enter")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2,)")
+    expect(page.locator(".candela-error")).to_have_text("")
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('compare=[::2, 1]')")
