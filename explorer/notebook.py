@@ -192,6 +192,8 @@ def _watch_cells() -> None:
     from IPython import get_ipython
 
     shell = get_ipython()
+    if getattr(shell, "events", None) is None:
+        return
     if _on_pre_run_cell not in shell.events.callbacks["pre_run_cell"]:
         shell.events.register("pre_run_cell", _on_pre_run_cell)
         # Registered while a cell runs, after its own pre_run_cell: name it from the request.
