@@ -33,7 +33,7 @@ from explorer.enter_box import EnterBox
 from explorer.fields import fields_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
-from explorer.notebook import inline_stylesheets, repr_mimebundle
+from explorer.notebook import repr_mimebundle
 from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
@@ -76,8 +76,6 @@ class _Root(pn.Row):
 
     def _get_model(self, doc, root=None, parent=None, comm=None):
         model = super()._get_model(doc, root, parent, comm)
-        if comm is not None:
-            inline_stylesheets(model)  # in a notebook: before the document holds the models
         if self._on_shown is not None:
             self._on_shown()
         return model

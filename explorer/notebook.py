@@ -29,7 +29,6 @@ __all__ = [
     "ensure_extension",
     "forget_output",
     "in_notebook",
-    "inline_stylesheets",
     "repr_mimebundle",
     "repr_text",
 ]
@@ -97,27 +96,6 @@ def ensure_extension() -> None:
         _remember_output(ref)
     _pages.add(page)
     _loader_cells[page] = _running_cell[0]
-
-
-def inline_stylesheets(model) -> None:
-    """Inline the stylesheets of a view's new models, as Panel does once they are displayed.
-
-    Panel inlines them (with ``pn.config.inline``) after adding the models to the
-    output's document, where every replaced list of stylesheets makes Bokeh
-    recompute the document's whole model graph: about 48 times a display, more
-    than half of the kernel's time to display an explorer. Done while the models
-    are in no document yet, each change is cheap and Panel finds nothing left to
-    change.
-    """
-    from bokeh.models import UIElement
-    from panel.config import config
-    from panel.io.notebook import patch_inline_stylesheets
-    from panel.io.state import state
-
-    if not config.inline or state._is_pyodide:
-        return
-    for submodel in model.select({"type": UIElement}):
-        patch_inline_stylesheets(submodel)
 
 
 def repr_mimebundle(explorer, include=None, exclude=None):
