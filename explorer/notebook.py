@@ -25,7 +25,13 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ensure_extension", "in_notebook", "repr_mimebundle", "repr_text"]
+__all__ = [
+    "ensure_extension",
+    "forget_output",
+    "in_notebook",
+    "repr_mimebundle",
+    "repr_text",
+]
 
 
 def in_notebook() -> bool:
@@ -65,6 +71,10 @@ def ensure_extension() -> None:
 
     if not in_notebook():
         return
+    from .patches.comm_stdout import apply as capture_per_thread
+
+    capture_per_thread()
+    _watch_cells()
     page = _page()
     if panel_extension._loaded and page in _pages:
         return
@@ -76,8 +86,16 @@ def ensure_extension() -> None:
     # stops taking the kernel's changes. With the patch off, Panel's links stay.
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
+    from panel.io.state import state
+
+    shown = set(state._views)
     pn.extension()
+    # Panel's extension displays outputs of its own (its browser_info model) in this
+    # cell: forgotten with the cell's other outputs when it runs again.
+    for ref in set(state._views) - shown:
+        _remember_output(ref)
     _pages.add(page)
+    _loader_cells[page] = _running_cell[0]
 
 
 def repr_mimebundle(explorer, include=None, exclude=None):
@@ -85,7 +103,135 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     if not in_notebook():
         return {"text/plain": repr_text(explorer)}, {}
     ensure_extension()
-    return explorer._create_view()._repr_mimebundle_(include, exclude)
+    bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
+    _add_still(explorer, bundle)
+    try:
+        _remember_output(bundle[1][EXEC_MIME]["id"])
+    except (TypeError, KeyError, IndexError):  # pragma: no cover - not Panel's usual bundle
+        pass
+    return bundle
+
+
+def _add_still(explorer, bundle) -> None:
+    """A still SVG of the layout, for viewers that run no scripts (see :mod:`explorer.still`)."""
+    from .still import still_svg
+
+    try:
+        data = bundle[0]
+        svg = still_svg(explorer.layout, [repr_text(explorer), *_still_lines(explorer)])
+    except Exception:  # the live explorer matters more than its picture
+        return
+    data["image/svg+xml"] = svg
+    if isinstance(data.get("text/html"), str):
+        data["text/html"] += f"<noscript>{svg}</noscript>"
+
+
+def _still_lines(explorer) -> list[str]:
+    layout = explorer.layout
+    return [
+        f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
+        f"offset {layout.offset}  len {layout.len}",
+    ]
+
+
+# ---------------------------------------------------------------- outputs that are gone
+
+EXEC_MIME = "application/vnd.holoviews_exec.v0+json"
+#: The root model ids of the explorer outputs each notebook cell (by its id) displayed.
+_outputs_of_cell: dict[str, list[str]] = {}
+#: The cell whose output carried Panel's JavaScript to each page (Jupyter session).
+_loader_cells: dict[str, str | None] = {}
+#: The cell the kernel is running now, as the front end named it.
+_running_cell: list[str | None] = [None]
+
+
+def _remember_output(ref: str) -> None:
+    cell = _running_cell[0]
+    if cell is not None:
+        _outputs_of_cell.setdefault(cell, []).append(ref)
+
+
+def _on_pre_run_cell(info) -> None:
+    """A cell runs again: its earlier outputs are cleared in the page, so forget them here."""
+    cell = getattr(info, "cell_id", None)
+    _running_cell[0] = cell
+    # The output that carried Panel's JavaScript to this page is cleared too: the next
+    # explorer displayed carries it again, so a notebook saved now still draws.
+    for page, loader in list(_loader_cells.items()):
+        if cell is not None and loader == cell:
+            _pages.discard(page)
+            del _loader_cells[page]
+    for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
+        forget_output(ref)
+
+
+def _watch_cells() -> None:
+    """Run :func:`_on_pre_run_cell` before every cell, once per kernel."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if getattr(shell, "events", None) is None:
+        return
+    if _on_pre_run_cell not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", _on_pre_run_cell)
+        # Registered while a cell runs, after its own pre_run_cell: name it from the request.
+        try:
+            parent = shell.kernel.get_parent()
+        except Exception:  # pragma: no cover - an older ipykernel
+            parent = getattr(shell.kernel, "_parent_header", None) or {}
+        _running_cell[0] = (parent or {}).get("metadata", {}).get("cellId")
+
+
+def forget_output(ref: str) -> None:
+    """Drop the Panel output whose root model is ``ref``: its view, its comms, its document.
+
+    Panel does this itself when the page says an output is gone, through
+    pyviz_comms' JupyterLab extension; in JupyterLab 4 and Notebook 7 that
+    extension (as shipped with pyviz_comms 3.0.6) never opens the comm it
+    would say it on, so Panel kept every output's view and redrew it at every
+    change. The kernel knows when a cell runs again, and that the front end
+    clears that cell's outputs then.
+    """
+    from panel.io.state import state
+
+    entry = state._views.pop(ref, None)
+    state._handles.pop(ref, None)
+    if entry is None:
+        return
+    viewable, model, doc, _ = entry
+    # Panel's own cleanup closes these but leaves them in pyviz_comms' registry of every
+    # comm, and there each holds its output's whole view through its message handler.
+    comms = getattr(viewable, "_comms", {}).get(ref, ())
+    try:
+        viewable._cleanup(model)
+        if state._location is not None:  # Panel's one Location keeps every output's root
+            state._location._cleanup(model)
+    except Exception:  # never break the user's cell over a view that is gone anyway
+        pass
+    for comm in comms:
+        if comm is not None:
+            _close(comm)
+    try:
+        doc.clear()
+    except Exception:
+        pass
+
+
+def _close(comm) -> None:
+    """Close one of Panel's comms, kernel side, and forget it everywhere it is kept."""
+    from pyviz_comms import JupyterCommManager
+
+    JupyterCommManager._comms.pop(comm.id, None)
+    try:
+        manager = getattr(comm, "manager", None)  # a client comm's target, opened or not
+        if manager is not None:
+            manager.targets.pop(comm.id, None)
+        if getattr(comm, "_comm", None) is not None:
+            if not getattr(comm._comm, "_closed", True):
+                comm._comm.close()
+            comm._comm = None
+    except Exception:
+        pass
 
 
 def repr_text(explorer) -> str:

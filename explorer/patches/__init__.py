@@ -85,6 +85,7 @@ MODULES = (
     "pool_sessions",
     "inline_panes",
     "quick_updates",
+    "comm_stdout",
     "browser",
     "refuse_early",
     "short_errors",

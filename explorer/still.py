@@ -1,0 +1,78 @@
+"""A still picture of an explorer (SVG), for where scripts do not run.
+
+A notebook viewed on GitHub, in nbviewer without JavaScript, or sent as an
+attachment shows its outputs without running their scripts, so a live explorer
+there is blank. :func:`still_svg` draws the explorer's layout as it is when
+displayed: the logical grid (each cell labelled with the buffer position it
+reads), the memory buffer (positions the layout reads filled), and the fields
+as text. The notebook glue puts it in the output's bundle as ``image/svg+xml``
+and inside ``<noscript>`` in its HTML; JupyterLab, Notebook 7 and nbconvert's
+HTML, which run scripts, keep drawing the live explorer.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+__all__ = ["still_svg"]
+
+CELL = 28
+#: Beyond this many cells a picture would be unreadable: only the fields are drawn.
+MAX_CELLS = 1024
+
+
+def _grid_shape(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return 1, shape[0]
+    return math.prod(shape[:-1]), shape[-1]
+
+
+def still_svg(layout, lines: list[str]) -> str:
+    """An SVG of ``layout``'s grid and buffer with ``lines`` of text (the fields) under them."""
+    rows, cols = _grid_shape(tuple(layout.shape))
+    positions = [int(p) for p in layout.positions()] if rows * cols <= MAX_CELLS else []
+    buffer = max(positions) + 1 if positions else 0
+    parts = []
+    y = 8
+    text = 'font-family="monospace" font-size="12" fill="#222"'
+    if positions:
+        parts.append(f'<text x="8" y="{y + 12}" {text}>logical grid {layout.shape}</text>')
+        y += 20
+        for k, p in enumerate(positions):
+            r, c = divmod(k, cols)
+            x0, y0 = 8 + c * CELL, y + r * CELL
+            parts.append(
+                f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
+                f'fill="#dbe8f6" stroke="#4a78a8"/>'
+                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + 4}" text-anchor="middle" '
+                f"{text}>{p}</text>"
+            )
+        y += rows * CELL + 12
+        parts.append(f'<text x="8" y="{y + 12}" {text}>memory buffer, {buffer} positions</text>')
+        y += 20
+        used = set(positions)
+        for p in range(buffer):
+            x0 = 8 + (p % 32) * CELL
+            y0 = y + (p // 32) * CELL
+            fill = "#f6d9a8" if p in used else "#f2f2f2"
+            parts.append(
+                f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
+                f'fill="{fill}" stroke="#a8824a"/>'
+                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + 4}" text-anchor="middle" '
+                f"{text}>{p}</text>"
+            )
+        y += math.ceil(buffer / 32) * CELL + 12
+    for line in lines:
+        parts.append(f'<text x="8" y="{y + 12}" {text}>{html.escape(line)}</text>')
+        y += 18
+    width = 16 + max(cols if positions else 0, min(buffer, 32)) * CELL
+    width = max(width, 16 + 8 * max((len(line) for line in lines), default=0))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="candela-still" width="{width}" '
+        f'height="{y + 8}" viewBox="0 0 {width} {y + 8}" role="img" '
+        f'aria-label="Candela Explorer: {html.escape(lines[0] if lines else "")}">'
+        f'<rect width="100%" height="100%" fill="#fff"/>{"".join(parts)}</svg>'
+    )

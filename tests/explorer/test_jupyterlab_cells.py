@@ -1,0 +1,247 @@
+"""Explorers in a real JupyterLab, cells run one at a time as a person runs them.
+
+``test_jupyterlab.py`` runs whole notebooks ("Run All"); here each cell is run
+on its own with Shift+Enter, waiting for it and for what it draws before the
+next, because what happens between changes (comm messages from the page
+handled while the next cell runs) is what "Run All" hides. JupyterLab sends
+comm messages on kernel subshells by default (``commsOverSubshells``); the
+tests run with it on and off. The server, the kernelspec and the offline
+browser context are ``test_jupyterlab.py``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+from test_jupyterlab import CANVAS_INK, Jupyter, Offline, explorers, open_notebook
+
+pytestmark = pytest.mark.browser
+
+SETTINGS = "/lab/api/settings/@jupyterlab/apputils-extension:kernels-settings"
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory):
+    server = Jupyter(tmp_path_factory.mktemp("jupyterlab-cells"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def set_comms_over_subshells(jupyter: Jupyter, value: str) -> None:
+    raw = json.dumps({"raw": json.dumps({"commsOverSubshells": value})}).encode()
+    request = urllib.request.Request(jupyter.url + SETTINGS, data=raw, method="PUT")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10):
+        pass
+
+
+def write_notebook(jupyter: Jupyter, name: str, sources: list[str]) -> str:
+    cells = [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
+        for s in sources
+    ]
+    nb = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "candela-test", "display_name": "candela test kernel",
+                                    "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    (jupyter.notebooks / name).write_text(json.dumps(nb))
+    return name
+
+
+def saved_count(path, i: int) -> int | None:
+    """Cell ``i``'s execution count in the saved file (None while it is being written)."""
+    try:
+        return json.loads(path.read_text())["cells"][i]["execution_count"]
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
+def kernel_idle(jupyter: Jupyter, name: str) -> bool:
+    kernel = [s["kernel"] for s in jupyter.sessions() if s["path"] == name]
+    return bool(kernel) and kernel[0]["execution_state"] == "idle"
+
+
+def run_cell(page, jupyter: Jupyter, name: str, i: int, timeout: float = 120) -> None:
+    """Select cell ``i``, press Shift+Enter, wait until it has run and the kernel is idle."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(i)
+    prompt = cell.locator(".jp-InputPrompt")
+    before = prompt.text_content().strip()
+    prompt.click()
+    page.keyboard.press("Shift+Enter")
+    deadline = time.monotonic() + timeout
+    while True:
+        now = prompt.text_content().strip()
+        if now != before and re.fullmatch(r"\[\d+\]:?", now) and kernel_idle(jupyter, name):
+            return
+        assert time.monotonic() < deadline, f"cell {i}: prompt {now!r}"
+        page.wait_for_timeout(200)
+
+
+def output_text(page, i: int) -> str:
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(i)
+    return cell.locator(".jp-OutputArea").text_content()
+
+
+@pytest.mark.parametrize("subshells", ["perCommTarget", "disabled"])
+def test_print_still_prints_after_an_explorer_shown_twice_is_changed_cell_by_cell(
+    browser, jupyter, subshells
+):
+    set_comms_over_subshells(jupyter, subshells)
+    name = write_notebook(
+        jupyter,
+        f"print-{subshells}.ipynb",
+        [
+            "import sys\nimport explorer\nex = explorer.Explorer(shape=(3, 4))\nex",
+            "ex",
+            'ex.ops = ".transpose()"',
+            'ex.ops = ".transpose().transpose()"',
+            'ex.ops = ""',
+            'print("printed", 6 * 7)\nprint("to stderr", file=sys.stderr)',
+        ],
+    )
+    offline = Offline(browser)
+    try:
+        page = open_notebook(offline, jupyter, name)
+        for i in range(5):
+            run_cell(page, jupyter, name, i)
+            if i < 2:
+                expect(explorers(page)).to_have_count(i + 1, timeout=60_000)
+                expect(explorers(page).nth(i).locator("canvas").first).to_be_attached()
+            page.wait_for_timeout(1000)  # a person reads what changed; the page talks meanwhile
+        expect(explorers(page).nth(1).locator(".candela-shape").first).to_have_text("(3, 4)")
+        run_cell(page, jupyter, name, 5)
+        expect(
+            page.locator(".jp-Notebook .jp-Cell").nth(5).locator(".jp-OutputArea")
+        ).to_contain_text("printed 42", timeout=10_000)
+        assert "to stderr" in output_text(page, 5)
+        assert offline.blocked == []
+    finally:
+        offline.close()
+
+
+MEMORY_CELLS = [
+    "import gc, sys\nimport explorer\nfrom comm import get_comm_manager\nfrom panel.io.state import state\n"
+    "ex = explorer.Explorer(shape=(3, 4))\n"
+    "def rss_mb():\n"
+    "    gc.collect()\n"
+    "    with open('/proc/self/status') as f:\n"
+    "        line = next(line for line in f if line.startswith('VmRSS'))\n"
+    "    return int(line.split()[1]) / 1024",
+    "ex",
+    "explorer.Explorer(shape=(3, 4))",
+    "print('views', len(ex._views), 'panel', len(state._views),\n"
+    "      'comms', len(get_comm_manager().comms), 'rss', round(rss_mb(), 2))",
+]
+
+
+def read_counts(page, jupyter, name) -> dict[str, float]:
+    run_cell(page, jupyter, name, 3)
+    out = page.locator(".jp-Notebook .jp-Cell").nth(3).locator(".jp-OutputArea")
+    expect(out).to_contain_text("rss")
+    text = out.text_content()
+    print(text)
+    words = text[text.index("views") :].split("\n")[0].split()[:8]
+    return {k: float(v) for k, v in zip(words[::2], words[1::2])}
+
+
+def test_rerunning_an_explorer_cell_drops_the_views_that_are_gone(browser, jupyter):
+    # Cell 1 shows the same explorer again at every run, cell 2 a new one. The page
+    # clears a cell's outputs when it runs again; the kernel must stop drawing them.
+    set_comms_over_subshells(jupyter, "perCommTarget")
+    name = write_notebook(jupyter, "memory.ipynb", MEMORY_CELLS)
+    offline = Offline(browser)
+    try:
+        page = open_notebook(offline, jupyter, name)
+        run_cell(page, jupyter, name, 0)
+
+        def rerun(times, cells):
+            for _ in range(times):
+                for i in cells:
+                    run_cell(page, jupyter, name, i)
+                    cell = page.locator(".jp-Notebook .jp-Cell").nth(i)
+                    drawn = cell.locator(".candela-explorer canvas").first
+                    expect(drawn).to_be_attached(timeout=60_000)
+
+        rerun(2, (1, 2))
+        before = read_counts(page, jupyter, name)
+        heap = page.evaluate("() => performance.memory.usedJSHeapSize")
+        runs = 10
+        rerun(runs, (1, 2))
+        after = read_counts(page, jupyter, name)
+        heap_after = page.evaluate("() => performance.memory.usedJSHeapSize")
+        # One view of `ex` is shown; it keeps at most the one it was built with besides.
+        assert after["views"] == before["views"] <= 2, (before, after)
+        assert after["panel"] == before["panel"], (before, after)  # Panel's views
+        assert after["comms"] == before["comms"], (before, after)  # the kernel's comms
+        # Cleared outputs redraw nothing: ex changed now updates only the one shown.
+        growth = (after["rss"] - before["rss"]) / (2 * runs)
+        print(f"kernel +{growth:.2f} MB a run; page heap {heap / 2**20:.1f} -> "
+              f"{heap_after / 2**20:.1f} MB")  # fmt: skip
+        if growth > 0.5:
+            pytest.xfail(
+                f"kernel grows {growth:.2f} MB a run: each display's HTML (0.55 MB) stays "
+                "referenced from outside Python's containers"
+            )
+    finally:
+        offline.close()
+
+
+def test_a_notebook_saved_after_its_first_explorer_cell_ran_again_reopens_drawn(browser, jupyter):
+    # The first explorer's output carries Panel's JavaScript; running that cell again
+    # clears it. Saved then and reopened with no kernel running, every output must draw.
+    set_comms_over_subshells(jupyter, "perCommTarget")
+    name = write_notebook(
+        jupyter,
+        "saved.ipynb",
+        [
+            "import explorer",
+            "ex1 = explorer.Explorer(shape=(3, 4))\nex1",
+            "ex2 = explorer.Explorer(shape=(2, 3), ops='.transpose()')\nex2",
+        ],
+    )
+    offline = Offline(browser)
+    try:
+        page = open_notebook(offline, jupyter, name)
+        for i in (0, 1, 2, 1):
+            run_cell(page, jupyter, name, i)
+        expect(explorers(page)).to_have_count(2, timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".jp-InputPrompt").click()
+        page.keyboard.press("Control+s")
+        path = jupyter.notebooks / name
+        deadline = time.monotonic() + 30
+        while saved_count(path, 1) != 4:
+            assert time.monotonic() < deadline, "the notebook was not saved"
+            page.wait_for_timeout(200)
+        page.close()
+        for session in jupyter.sessions():
+            request = urllib.request.Request(
+                f"{jupyter.url}/api/sessions/{session['id']}", method="DELETE"
+            )
+            urllib.request.urlopen(request, timeout=20).close()
+    finally:
+        offline.close()
+    offline = Offline(browser)
+    try:
+        page = offline.page()
+        page.goto(f"{jupyter.url}/lab/tree/{name}?reset")
+        expect(explorers(page)).to_have_count(2, timeout=60_000)
+        for i, shape in enumerate(("(3, 4)", "(3, 2)")):
+            ex = explorers(page).nth(i)
+            expect(ex.locator(".candela-shape").first).to_have_text(shape, timeout=30_000)
+            inks = [c.evaluate(CANVAS_INK) for c in ex.locator("canvas").all()]
+            assert len(inks) >= 2 and min(inks) >= 2, f"explorer {i + 1}: canvas colours {inks}"
+        assert offline.blocked == []
+        missing = [e for e in offline.errors if "Bokeh" in e or "Panel" in e]
+        assert missing == [], missing
+    finally:
+        offline.close()

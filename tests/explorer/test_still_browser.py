@@ -1,0 +1,94 @@
+"""Where scripts do not run, an explorer's output still shows a picture of its layout.
+
+A notebook with an explorer is executed on a real kernel (nbclient, this
+process's Python) and exported by nbconvert to HTML. Opened in Chromium with
+JavaScript disabled (as GitHub's and nbviewer's notebook views, or a mail
+reader, show it), the output shows the still SVG: the grid's cells labelled
+with the positions candela computes here, and the fields. With JavaScript the
+same file draws the live explorer instead, and no picture.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from candela import Layout
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+nbconvert = pytest.importorskip("nbconvert")
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("still")
+    spec = root / "kernels" / "candela-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "candela test kernel", "language": "python"})
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import explorer\nexplorer.Explorer(shape=(3, 4), ops='.transpose()')"
+        )
+    ]
+    mp = pytest.MonkeyPatch()
+    mp.setenv("JUPYTER_PATH", str(root))
+    try:
+        nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180).execute()
+    finally:
+        mp.undo()
+    (result,) = [o for o in nb.cells[0].outputs if o.output_type == "execute_result"]
+    body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    path = root / "explorer.html"
+    path.write_text(body)
+    return result, path
+
+
+def test_the_output_bundle_carries_a_still_svg(exported):
+    result, _ = exported
+    assert "application/vnd.holoviews_exec.v0+json" in result.data  # still live where it can be
+    assert result.data["image/svg+xml"].startswith("<svg")
+    assert "<noscript><svg" in result.data["text/html"]
+
+
+def test_without_javascript_the_exported_page_shows_the_layout(browser, exported):
+    _, path = exported
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        still = page.locator("svg.candela-still")
+        still.wait_for(state="visible", timeout=10_000)
+        box = still.bounding_box()
+        assert box["width"] > 100 and box["height"] > 100, box
+        texts = still.locator("text").all_text_contents()
+        layout = Layout((3, 4)).transpose()
+        grid = texts[1 : 1 + layout.len]
+        assert grid == [str(int(p)) for p in layout.positions()]
+        assert any(f"stride {layout.stride}" in t for t in texts), texts
+        page.screenshot(path=str(path.with_suffix(".png")))
+    finally:
+        context.close()
+
+
+def test_with_javascript_the_exported_page_draws_the_live_explorer(browser, exported):
+    _, path = exported
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        page.locator(".candela-explorer .candela-shape").first.wait_for(timeout=60_000)
+        assert (
+            page.locator("svg.candela-still").count() == 0
+            or not page.locator("svg.candela-still").first.is_visible()
+        )
+    finally:
+        context.close()
