@@ -260,15 +260,34 @@ def explorers(page):
     return page.locator(".jp-OutputArea-output .candela-explorer")
 
 
+def in_view(ex):
+    """``ex`` scrolled to the top of the notebook's view and drawn, as a student scrolls to it.
+
+    JupyterLab does not render a cell out of view (``content-visibility: auto``): its text
+    is in the page (``textContent``) but ``innerText`` reads ''. After "Run All" the notebook
+    shows its last cell, and an explorer higher up (each is taller than the window) is out
+    of view, or only its bottom is. The browser renders it again in the
+    frames after the scroll: two animation frames are waited for.
+    """
+    ex.evaluate(
+        """e => new Promise(done => {
+            e.scrollIntoView({block: "start"})
+            requestAnimationFrame(() => requestAnimationFrame(done))
+        })"""
+    )
+    return ex
+
+
 def fields(ex) -> list[str]:
     """The fields as a student reads them (Panel shows a pane's text once its styles are in)."""
+    in_view(ex)
     expect(ex.locator(".candela-fields").first).to_be_visible()
     return [ex.locator(f".candela-{name}").first.inner_text() for name in FIELDS]
 
 
 def odometers(page) -> list[str]:
     return [
-        explorers(page).nth(i).locator(".candela-odometer").first.inner_text()
+        in_view(explorers(page).nth(i)).locator(".candela-odometer").first.inner_text()
         for i in range(explorers(page).count())
     ]
 
