@@ -406,14 +406,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _draw_compare(self, view: _View) -> None:
         other = self.compare_result
-        if other is None:
+        # Neither drawn nor sent while a question waits, as the fields are not: its grid,
+        # lane and fields could answer it. Drawn when the question is answered or shown.
+        if other is None or self.concealed:
             if view.compare_column is not None:
                 view.compare_column.visible = False
             return
         view.ensure_compare(self)
-        # Hidden while a question waits, as the fields are: its grid, lane and fields
-        # could answer it.
-        view.compare_column.visible = not self.concealed
+        view.compare_column.visible = True
         from explorer.columns import columns_for
 
         try:
@@ -428,8 +428,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _render_compare_text(self) -> None:
         other = self.compare_result
-        if other is None:
-            # No second set of field classes on the page while there is no second view.
+        if other is None or self.concealed:
+            # No second set of field classes on the page while there is no second view
+            # (or while a question waits: they could answer it).
             for pane in (self.compare_heading, self.lane_heading, self.compare_fields):
                 pane.object = ""
             return
@@ -598,9 +599,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
                 if on or len(classes) != len(obj.css_classes):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
+            self._render_compare_text()
             for view in self._views:
-                if view.compare_column is not None:
-                    view.compare_column.visible = self.compare_result is not None and not hidden
+                self._draw_compare(view)  # hidden and not sent while a question waits
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])

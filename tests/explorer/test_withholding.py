@@ -288,3 +288,33 @@ def test_the_lesson_page_draws_every_waiting_question_withheld(lesson):
         if q.ask == "shape" and len(step.ops.strip()):
             answer = tuple(L.expected_answer(q, layout))
             assert str(answer) not in plain(waiting["logical_heading"])
+
+
+COMPARED = [
+    pytest.param(lesson.id, n, id=f"{lesson.id}-{n}")
+    for lesson in CATALOGUE
+    for n, step in enumerate(lesson.steps, 1)
+    if step.question is not None and step.compare
+]
+
+
+@pytest.mark.parametrize("lesson_id, n", COMPARED)
+def test_a_waiting_question_sends_nothing_of_the_second_view(lesson_id, n):
+    # A step that draws a second view over the buffer (the aliasing lesson): its grid,
+    # lane and fields are a second copy of the asked layout's numbers, so they wait too.
+    ex = Explorer()
+    doc = Document()
+    doc.add_root(ex.__panel__().get_root(doc))
+    go(ex, lesson_id, n)
+    step = ex.classroom.current_step
+    assert ex.concealed and ex.compare_result is not None
+    lane = [v.compare.lane_source.data for v in ex._views if v.compare is not None]
+    assert all(not len(next(iter(data.values()), [])) for data in lane), lane
+    for pane in (ex.compare_fields, ex.compare_heading, ex.lane_heading):
+        assert pane.object == ""
+    assert "fields of B" not in document_text(doc)  # the second view's fields heading
+    ex.classroom.show_me()
+    assert not ex.concealed
+    compare = L.step_layout(L.Step(step.shape, step.compare, ""))
+    assert plain(fields_html(compare))[:40] in plain(ex.compare_fields.object)
+    assert all(v.compare_column.visible for v in ex._views)
