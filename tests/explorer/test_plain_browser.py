@@ -91,7 +91,8 @@ def test_with_every_patch_off_the_command_serves_draws_and_edits(page, plain_com
     expect(page.locator(".candela-shape")).to_have_text("(4, 3)")
     ops.fill(".transpose().view((12,))")
     ops.press("Enter")
-    expect(page.locator(".candela-error")).to_contain_text("step 2 `.view((12,))`")
+    expect(page.locator(".candela-error")).to_contain_text("step 2 .view((12,))")
+    expect(page.locator(".candela-error code")).to_have_text(".view((12,))")  # as code
     expect(page.locator(".candela-shape")).to_have_text("(4, 3)")  # the last good state
     # Panel's own Location parses every all-digit query value: past Python's 4,300 digits
     # it raised and the page was a 500 (the unparsed_location patch's reproduction; when

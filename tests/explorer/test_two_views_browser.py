@@ -58,7 +58,7 @@ def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer
     box = page.locator(".candela-compare-input input")
     box.fill(".bogus()")
     box.press("Enter")
-    expect(page.locator(".candela-error")).to_contain_text("compare: step 1 `.bogus()`")
+    expect(page.locator(".candela-error")).to_contain_text("compare: step 1 .bogus()")
     expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
     box.fill("[::2, 1]")
     box.press("Enter")
