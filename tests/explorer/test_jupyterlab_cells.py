@@ -20,7 +20,9 @@ import pytest
 from playwright.sync_api import expect
 from test_jupyterlab import CANVAS_INK, Jupyter, Offline, explorers, open_notebook
 
-pytestmark = pytest.mark.browser
+# Offline, as in test_jupyterlab: the explorer's Panel files are inline only with the
+# fix for redrawn panes (with CANDELA_PLAIN they come from Panel's CDN, cut off here).
+pytestmark = [pytest.mark.browser, pytest.mark.patched("inline_panes")]
 
 SETTINGS = "/lab/api/settings/@jupyterlab/apputils-extension:kernels-settings"
 
@@ -93,6 +95,7 @@ def output_text(page, i: int) -> str:
 
 
 @pytest.mark.parametrize("subshells", ["perCommTarget", "disabled"])
+@pytest.mark.patched("comm_stdout")
 def test_print_still_prints_after_an_explorer_shown_twice_is_changed_cell_by_cell(
     browser, jupyter, subshells
 ):
