@@ -79,6 +79,9 @@ def test_without_javascript_the_exported_page_shows_the_layout(browser, exported
         context.close()
 
 
+# Drawn with no network only from Panel's files inline in the notebook, which needs the
+# fix for redrawn panes (with CANDELA_PLAIN the page asks Panel's CDN for them).
+@pytest.mark.patched("inline_panes")
 def test_with_javascript_the_exported_page_draws_the_live_explorer(browser, exported):
     _, path = exported
     context = browser.new_context()
