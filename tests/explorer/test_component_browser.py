@@ -55,6 +55,16 @@ def open_page(page, url):
     expect(explorers).to_have_count(2, timeout=30000)
     for i in range(2):
         expect(explorers.nth(i).locator(".candela-odometer")).to_contain_text("element 1 of")
+    # Each page says how much room its figures have and they are sized to it: a click
+    # made before then can land while the figures are laid out again.
+    page.wait_for_function(
+        """() => {
+            const sources = [...Bokeh.documents[0].all_models]
+                .filter((m) => m.name === 'frames-source')
+            return sources.length === 2 && sources.every((m) => m.tags[0]?.room != null)
+        }""",
+        timeout=30_000,
+    )
     return explorers, errors
 
 
