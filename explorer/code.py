@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pipeline import SliceSpec, Step, format_step
+from .pipeline import SliceSpec, Step, format_step, format_subscript
 
 __all__ = ["numpy_code", "torch_code"]
 
@@ -64,22 +64,6 @@ def _t(values: Any) -> str:
 
 def _args(values: tuple) -> str:
     return ", ".join(_t(v) if isinstance(v, tuple) else str(v) for v in values)
-
-
-def _item(item: Any) -> str:
-    if item is None:
-        return "None"
-    if item is Ellipsis:
-        return "..."
-    if isinstance(item, slice):
-        text = ("" if item.start is None else str(item.start)) + ":"
-        text += "" if item.stop is None else str(item.stop)
-        return text + ("" if item.step is None else f":{item.step}")
-    return str(item)
-
-
-def _key(items: list) -> str:
-    return "[" + ", ".join(_item(i) for i in items) + "]"
 
 
 def _on_axis(axis: int, item: str) -> str:
@@ -172,11 +156,11 @@ def _subscript(e: str, step: Step, before, after, w: _Writer) -> str:
     if rank == 0 and Ellipsis not in items:
         items = (*items, Ellipsis)  # a 0-d view: NumPy's a[0] would be a scalar, a copy
     if w.lib == "np":
-        return _zero_d(f"{e}{_key(list(items))}", rank)
+        return _zero_d(f"{e}{format_subscript(items)}", rank)
     flips, key = _torch_key(items, before.shape)
     if flips:
         e = f"{e}.flip({_args(tuple(flips))})"
-    return _zero_d(f"{e}{_key(key)}", rank)
+    return _zero_d(f"{e}{format_subscript(key)}", rank)
 
 
 def _slice(e: str, step: Step, before, after, w: _Writer) -> str:

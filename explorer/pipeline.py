@@ -89,9 +89,14 @@ def _format_slice_item(item: SliceItem) -> str:
     return text
 
 
+def format_subscript(items) -> str:
+    """Subscript items as Python writes them between brackets: ``[1:, ::-2, None]``."""
+    return "[" + ", ".join(_format_slice_item(i) for i in items) + "]"
+
+
 def _format_arg(value: object) -> str:
     if isinstance(value, SliceSpec):
-        return "s[" + ", ".join(_format_slice_item(i) for i in value.items) + "]"
+        return "s" + format_subscript(value.items)
     if isinstance(value, tuple):
         inner = ", ".join(str(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -108,7 +113,7 @@ def format_step(step: Step, canonical: bool = False) -> str:
         return f".{step.name}"
     if op is not None and op.bracket:
         (spec,) = step.args
-        return "[" + ", ".join(_format_slice_item(i) for i in spec.items) + "]"
+        return format_subscript(spec.items)
     return f".{step.name}(" + ", ".join(_format_arg(a) for a in step.args) + ")"
 
 
