@@ -135,6 +135,8 @@ class BokehClient:
         self.port = port
         self.document: dict = {}
         self._ids: dict[str, str] = {}
+        #: Headers the WebSocket's upgrade request carries (e.g. a proxy's cookie).
+        self.headers: dict[str, str] = {}
 
     async def open(self, path: str = "/?shape=64,64") -> None:
         """GET the page, pull its document and say it is drawn, as a browser opens it."""
@@ -143,7 +145,11 @@ class BokehClient:
         status, body = await asyncio.to_thread(http_get, self.port, path)
         if status != 200:
             raise RuntimeError(f"GET {path} answered {status}")
-        await self.connect(session_token(body))
+        await self.start(session_token(body))
+
+    async def start(self, token: str) -> None:
+        """Open the session ``token`` names, pull its document and say it is drawn."""
+        await self.connect(token)
         await self.pull()
         # As a browser does once the page is drawn: Panel runs its onload callbacks and
         # from then on sends changes made in callbacks (e.g. column data) at once.
@@ -160,7 +166,10 @@ class BokehClient:
         # Tornado's 20 s default is shorter than the server's queue of sessions being
         # built when 10 open at once on a loaded machine.
         url = HTTPRequest(
-            f"ws://127.0.0.1:{self.port}/ws", connect_timeout=120, request_timeout=120
+            f"ws://127.0.0.1:{self.port}/ws",
+            headers=self.headers,
+            connect_timeout=120,
+            request_timeout=120,
         )
         self.ws = await websocket_connect(
             url,

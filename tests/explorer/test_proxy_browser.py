@@ -127,28 +127,9 @@ class ProxiedClient(BokehClient):
         status, body, self.cookie, self.page_server = await asyncio.to_thread(get)
         if status != 200:
             raise RuntimeError(f"GET {path} through the proxy answered {status}")
-        await self.connect(session_token(body))
-        await self.pull()
-        ready = {"type": "event", "name": "document_ready", "values": {"type": "map"}}
-        event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": ready}
-        await self.send("PATCH-DOC", {"events": [event]})
-        await self.drain()
-
-    async def connect(self, token: str) -> None:
-        from tornado.httpclient import HTTPRequest
-        from tornado.websocket import websocket_connect
-
-        request = HTTPRequest(
-            f"ws://127.0.0.1:{self.port}/ws",
-            headers={"Cookie": self.cookie},
-            connect_timeout=300,
-            request_timeout=300,
-        )
-        self.ws = await websocket_connect(
-            request, subprotocols=["bokeh", token], max_message_size=1 << 28
-        )
+        self.headers = {"Cookie": self.cookie}
+        await self.start(session_token(body))
         self.ws_server = self.ws.headers.get("X-Candela-Server", "")
-        await self.read()  # ACK
 
 
 def test_two_servers_behind_nginx_serve_one_link_and_a_student_moves_on_when_one_stops(
