@@ -119,6 +119,26 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+def wait_connected(page, explorers: int = 1, timeout: float = 30_000) -> None:
+    """Return once every explorer on ``page`` has heard back from its server.
+
+    A served page is drawn from the document in its HTML before its WebSocket is
+    open; each explorer then sends the room its figures have and the server
+    answers by tagging the explorer's frames source with it. Until then a server
+    that goes away takes the page with it before the page could know it had one.
+    """
+    page.wait_for_function(
+        """(count) => {
+            const sources = [...(globalThis.Bokeh?.documents ?? [])]
+                .flatMap((doc) => [...doc.all_models])
+                .filter((m) => m.name === 'frames-source')
+            return sources.length === count && sources.every((m) => m.tags[0]?.room != null)
+        }""",
+        arg=explorers,
+        timeout=timeout,
+    )
+
+
 class BokehClient:
     """One session of the app at ``127.0.0.1:port``, spoken to over Bokeh's WebSocket protocol.
 

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
-from explorer.testing import served_app
+from explorer.testing import served_app, wait_connected
 
 pytestmark = pytest.mark.browser
 
@@ -57,14 +57,7 @@ def open_page(page, url):
         expect(explorers.nth(i).locator(".candela-odometer")).to_contain_text("element 1 of")
     # Each page says how much room its figures have and they are sized to it: a click
     # made before then can land while the figures are laid out again.
-    page.wait_for_function(
-        """() => {
-            const sources = [...Bokeh.documents[0].all_models]
-                .filter((m) => m.name === 'frames-source')
-            return sources.length === 2 && sources.every((m) => m.tags[0]?.room != null)
-        }""",
-        timeout=30_000,
-    )
+    wait_connected(page, explorers=2)
     return explorers, errors
 
 

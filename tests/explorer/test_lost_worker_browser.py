@@ -21,7 +21,7 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 from explorer import cli
-from explorer.testing import free_port
+from explorer.testing import free_port, wait_connected
 
 pytestmark = [
     pytest.mark.browser,
@@ -57,6 +57,9 @@ def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(
         page.goto(url)
         expect(page.locator(".candela-shape")).to_have_text("(4, 3)", timeout=90_000)
         expect(page.locator(".candela-lost")).to_have_count(0)
+        # The page learns it has a server once its WebSocket is open; killed before
+        # then, the page had no connection to lose.
+        wait_connected(page, timeout=90_000)
         for pid in first:
             os.kill(pid, signal.SIGKILL)
         lost = page.locator(".candela-lost")

@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
-from explorer.testing import BokehClient, free_port, run_in_thread, session_token
+from explorer.testing import BokehClient, free_port, run_in_thread, session_token, wait_connected
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
 pytestmark = [
@@ -181,6 +181,7 @@ def test_two_servers_behind_nginx_serve_one_link_and_a_student_moves_on_when_one
             response = p.goto(url)
             served_by.append(response.headers.get("x-candela-server"))
             expect(p.locator(".candela-shape")).to_have_text("(4, 3)", timeout=120_000)
+            wait_connected(p, timeout=120_000)
 
         # The server of the first student's page stops.
         gone = int(served_by[0].rsplit(":", 1)[1])
