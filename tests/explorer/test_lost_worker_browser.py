@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -21,13 +19,12 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 from explorer import cli
-from explorer.testing import free_port, wait_connected
+from explorer.testing import free_port, start_command, stop_command, wait_connected
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc"),
 ]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def workers_of(pid: int, count: int, other_than: set[int] = frozenset()) -> list[int]:
@@ -42,15 +39,7 @@ def workers_of(pid: int, count: int, other_than: set[int] = frozenset()) -> list
 
 def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(page, tmp_path):
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)]
-        + ["--num-procs", "2", "--ready", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
+    proc = start_command(["--port", str(port), "--num-procs", "2", "--ready", "0"])
     try:
         first = workers_of(proc.pid, 2)
         url = f"http://127.0.0.1:{port}/?shape=3,4&ops=.transpose()"
@@ -73,8 +62,7 @@ def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(
         assert page.url == url
         assert proc.poll() is None, "the command stopped"
     finally:
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
+        out = stop_command(proc, timeout=60)
         for pid in cli._worker_pids(proc.pid):
             os.kill(pid, signal.SIGKILL)
     assert "Too many child restarts" not in out
