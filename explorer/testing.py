@@ -128,7 +128,9 @@ def start_command(args: list[str], env: dict | None = None) -> subprocess.Popen:
     """``python -m explorer --no-browser ARGS`` as a person starts it, in the project's folder.
 
     Its output (both streams, unbuffered) is read as text lines from ``.stdout``;
-    ``env`` adds to the environment. Stop it with :func:`stop_command`.
+    ``env`` adds to the environment. Stop it with :func:`stop_command`. Ctrl+C
+    (SIGINT) reaches it as in a terminal even when the tests themselves were
+    started in the background, where the shell has them ignore it.
     """
     return subprocess.Popen(
         [sys.executable, "-m", "explorer", "--no-browser", *args],
@@ -137,7 +139,14 @@ def start_command(args: list[str], env: dict | None = None) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true", **(env or {})},
+        preexec_fn=_as_in_a_terminal if os.name == "posix" else None,
     )
+
+
+def _as_in_a_terminal() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_url(
