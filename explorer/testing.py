@@ -198,10 +198,10 @@ def cpu_seconds(pid: int) -> float:
 def wait_connected(page, explorers: int = 1, timeout: float = 30_000) -> None:
     """Return once every explorer on ``page`` has heard back from its server.
 
-    A served page is drawn from the document in its HTML before its WebSocket is
-    open; each explorer then sends the room its figures have and the server
-    answers by tagging the explorer's frames source with it. Until then a server
-    that goes away takes the page with it before the page could know it had one.
+    Each explorer, once drawn and its keyboard component running, sends the room
+    its figures have; the server answers by tagging the explorer's frames source
+    with it. Until then a click can land while the figures are laid out again, and
+    a server that goes away leaves the page nothing that listens for the loss.
     """
     page.wait_for_function(
         """(count) => {
