@@ -47,13 +47,19 @@ LABEL_KEYS = (
 #: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
 #: measures labels asynchronously and read past the new end: a RangeError).
 LABEL_BLOCKS = {
-    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile"],
+    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile", "gap"],
     "buffer": [*(spec[0] for spec in BUFFER_LABELS), "offset_mark", "offset"],
 }
 
 
+#: Up to this many marks of what a summarised grid leaves out (``⋯``, ``⋮``).
+GAP_LIMIT = 256
+
+
 def block_size(kind: str) -> int:
-    return {"tile": TILE_LIMIT, "offset_mark": 1, "offset": 1}.get(kind, C.LABEL_LIMIT)
+    return {"tile": TILE_LIMIT, "gap": GAP_LIMIT, "offset_mark": 1, "offset": 1}.get(
+        kind, C.LABEL_LIMIT
+    )
 
 
 def _font(px: float) -> str:
@@ -197,6 +203,23 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 6.2) * scale:
             name.update(align="right", x_offset=-8.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
+    return [*_tile_labels(cols, cell, scale), _gap_labels(cols, cell, scale)]
+
+
+def _gap_labels(cols: C.Columns, cell: float, scale: float) -> list:
+    # The marks where a summarised grid leaves elements out, in the middle of their slot.
+    gaps = cols.gaps
+    if not len(gaps["text"]) or cell < 4:
+        return ["gap", None]
+    return ["gap", {
+        "x": gaps["x"], "y": gaps["y"], "text": gaps["text"],
+        "color": [C.PAGE_TEXT] * len(gaps["text"]),
+        "size": _font(max(8.0, min(16 * scale, 0.8 * cell))), "align": "center",
+        "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "bold",
+    }]  # fmt: skip
+
+
+def _tile_labels(cols: C.Columns, cell: float, scale: float) -> list:
     texts = cols.tiles["text"]
     if not len(texts) or len(texts) > TILE_LIMIT:
         return [["tile", None]]

@@ -1,0 +1,154 @@
+"""A tensor too large to draw cell by cell: the grid draws NumPy's edge items of each axis,
+the buffer an overview of its whole span, and the walk the drawn elements.
+
+Laws, with NumPy as the oracle: the drawn indices of each axis are those
+``np.array2string`` prints with the same ``edgeitems``; each drawn element's position and
+value are ``as_strided``'s at that index; the overview's read counts are the
+``np.bincount`` of the walk's positions, binned."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from candela import Layout, Tensor
+from explorer import columns as C
+from explorer.pipeline import MAX_COPY, MAX_ELEMENTS, positions_buffer, values_are_positions
+from explorer.state import StateError, evaluate
+
+
+def numpy_edge_items(n: int, edge: int) -> list[int]:
+    # The indices NumPy prints of an axis of n with `edgeitems=edge`, summarising.
+    text = np.array2string(np.arange(n), threshold=0, edgeitems=edge, separator=",")
+    return [int(v) for v in re.findall(r"\d+", text)]
+
+
+@st.composite
+def strided(draw, max_axis=9):
+    """A tensor over an arange buffer: any strides (negative, zero: broadcasts, overlaps)."""
+    shape = tuple(draw(st.lists(st.integers(0, max_axis), min_size=1, max_size=4)))
+    stride = tuple(draw(st.lists(st.integers(-4, 4), min_size=len(shape), max_size=len(shape))))
+    low = sum(min(0, s) * (n - 1) for s, n in zip(stride, shape) if n)
+    high = sum(max(0, s) * (n - 1) for s, n in zip(stride, shape) if n)
+    offset = -low + draw(st.integers(0, 3))
+    size = offset + high + 1 + draw(st.integers(0, 3))
+    virtual = draw(st.booleans())
+    buffer = positions_buffer(size) if virtual else np.arange(size, dtype=np.int64) * 10
+    return Tensor(buffer, Layout.from_strided(shape, stride, offset)), virtual
+
+
+def oracle(tensor, virtual):
+    # The tensor as NumPy sees it, over a buffer whose values are what the tensor's are.
+    size = len(tensor.buffer)
+    buffer = np.arange(size, dtype=np.int64) * (1 if virtual else 10)
+    layout = tensor.layout
+    item = buffer.itemsize
+    return np.lib.stride_tricks.as_strided(
+        buffer[layout.offset :], layout.shape, [s * item for s in layout.stride]
+    ), np.lib.stride_tricks.as_strided(
+        np.arange(size)[layout.offset :], layout.shape, [s * item for s in layout.stride]
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided(), st.integers(1, 40), st.integers(1, 3))
+def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, limit, edge):
+    tensor, virtual = case
+    shape = tuple(tensor.layout.shape)
+    n = math.prod(shape)
+    cols = C.overview_columns(tensor, limit, 0, edge)
+    o = cols.overview
+    index = [tuple(int(v) for v in re.findall(r"-?\d+", s)) for s in cols.logical["index"]]
+    if n > limit:  # summarised: NumPy's edge items of each axis, all combined in walk order
+        e = o["edge"]
+        assert e <= edge and (e == 1 or o["drawn"] <= limit)
+        expected = [numpy_edge_items(v, e) if v else [] for v in shape]
+    else:
+        expected = [list(range(v)) for v in shape]
+    assert index == list(__import__("itertools").product(*expected))
+    values, positions = oracle(tensor, virtual)
+    at = [positions[i] for i in index]
+    assert cols.frames["at"].tolist() == at
+    assert cols.frames["value"].tolist() == [values[i] for i in index]
+    assert cols.frames["flat"].tolist() == [np.ravel_multi_index(i, shape) for i in index]
+    skips = np.diff([-1, *cols.frames["flat"].tolist()]) - 1
+    assert cols.frames["skip"].tolist() == skips.tolist()
+    # The cursor's cell in the buffer is the bin the position falls in.
+    assert (cols.frames["pos"] == np.asarray(at, dtype=np.int64) // o["bin"]).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided(max_axis=12), st.integers(1, 40), st.integers(1, 30))
+def test_the_overviews_read_counts_are_the_binned_bincount_of_the_walk(case, limit, cells):
+    tensor, _ = case
+    n = tensor.layout.len
+    size = len(tensor.buffer)
+    width = -(-size // cells)
+    reads, first = C.binned_reads(tensor.layout, size, width)
+    positions = np.asarray(tensor.layout.positions(), dtype=np.int64)
+    bins = positions // width
+    assert reads.sum() == n
+    assert reads.tolist() == np.bincount(bins, minlength=len(reads)).tolist()
+    # The first element (walk order) to read each bin colours it.
+    for b in range(len(reads)):
+        hits = np.flatnonzero(bins == b)
+        assert first[b] == (hits[0] if len(hits) else -1)
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 7, 64, 1 << 18])
+def test_positions_in_chunks_are_the_walk(chunk):
+    for shape, ops in [((4, 5, 6), (0, 2, 1)), ((3, 70), (1, 0)), ((130,), (0,))]:
+        layout = Layout(shape).transpose(*ops)
+        got = np.concatenate(
+            [p for _, p in C.position_chunks(layout.shape, layout.stride, 0, chunk)]
+        )
+        assert got.tolist() == list(layout.positions())
+
+
+def test_a_grid_of_300_by_300_marks_its_gaps():
+    cols = C.columns_for(Tensor.arange((300, 300)))
+    gaps = cols.gaps["text"]
+    # A gap column in each of the 6 drawn rows, a gap row under each of 6 columns, a corner.
+    assert sorted(gaps) == sorted(["⋯"] * 6 + ["⋮"] * 6 + ["⋱"])
+    assert len(cols.logical["x"]) == 36 and cols.overview["summarised"] == [0, 1]
+
+
+def test_the_channels_last_image_batch_is_drawn_with_true_indices():
+    result = evaluate("16,3,224,224", ".permute(0,2,3,1)")
+    assert values_are_positions(result.tensor.buffer)  # 2.4 M elements, no buffer made
+    cols = C.columns_for(result.tensor)
+    assert cols.overview["elements"] == 16 * 3 * 224 * 224
+    assert cols.overview["drawn"] == 6 * 6 * 6 * 3
+    assert cols.logical["index"][-1] == "(15, 223, 223, 2)"
+    assert cols.frames["at"][-1] == 16 * 3 * 224 * 224 - 1
+    assert cols.buffer["reads"].sum() == 16 * 3 * 224 * 224
+    assert len(cols.buffer["x"]) <= C.OVERVIEW_CELLS
+    # Tiles: the first and last 3 of axes 0 and 1, each header with its true indices.
+    assert cols.tiles["text"][3] == "[0, 221, :, :]" and len(cols.tiles["text"]) == 36
+
+
+@pytest.mark.parametrize(
+    "ops", [".T.contiguous()", ".T.reshape(-1)", ".T[::7].as_contiguous()", ".T.flatten()"]
+)
+def test_a_copy_of_a_buffer_never_made_holds_what_numpy_copies(ops):
+    big = evaluate("70,80", ops)
+    real = np.arange(70 * 80).reshape(70, 80).T
+    expected = {
+        ".T.contiguous()": real,
+        ".T.reshape(-1)": real.reshape(-1),
+        ".T[::7].as_contiguous()": real[::7],
+        ".T.flatten()": real.reshape(-1),
+    }[ops]
+    assert big.tensor.to_numpy().tolist() == expected.tolist() and big.copied
+
+
+def test_the_bounds_name_their_values():
+    with pytest.raises(StateError, match=f"more than the {MAX_ELEMENTS:,}"):
+        evaluate(f"{MAX_ELEMENTS + 1}", "")
+    with pytest.raises(StateError, match=f"copies at most {MAX_COPY:,}"):
+        evaluate("2048,4096", ".T.contiguous()")
+    # A view of as many elements copies nothing and is drawn.
+    assert evaluate("4096,4096", ".T").layout.len == MAX_ELEMENTS
