@@ -1,0 +1,64 @@
+"""A real tensor in Debian's Chromium: the 2.4 M-element channels-last image batch is drawn
+as NumPy's edge items with gap marks, its buffer as an overview, and the odometer steps
+through the drawn elements' true indices and positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+MODEL = "Bokeh.documents[0].get_model_by_name"
+SHAPE = (16, 3, 224, 224)
+
+
+def test_the_channels_last_batch_is_drawn_and_walked(open_explorer, page):
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_explorer("?shape=16,3,224,224&ops=.permute(0,2,3,1)")
+    heading = page.locator(".candela-heading").filter(has_text="logical grid")
+    expect(heading).to_contain_text("2,408,448 elements; drawn: the first and last 3")
+    logical = page.evaluate(f"() => {MODEL}('logical-source').data.index")
+    assert len(logical) == 6 * 6 * 6 * 3 and logical[-1] == "(15, 223, 223, 2)"
+    buffer = page.evaluate(f"() => Array.from({MODEL}('buffer-source').data.reads)")
+    assert sum(buffer) == np.prod(SHAPE) and len(buffer) <= 1024
+    # The NumPy oracle: where each drawn element of the permuted arange reads.
+    real = np.lib.stride_tricks.as_strided(
+        np.arange(1), (16, 224, 224, 3), (150528 * 8, 224 * 8, 8, 50176 * 8)
+    ).strides  # the strides in bytes only: the positions come from them
+    stride = [s // 8 for s in real]
+    odometer = page.locator(".candela-odometer")
+    expect(odometer).to_contain_text("element 1 of 2,408,448 (648 drawn)")
+    forward = page.locator(".candela-forward .bk-btn")
+    for k in range(1, 10):
+        forward.click()
+        index = tuple(int(v) for v in logical[k].strip("()").split(","))
+        position = sum(i * s for i, s in zip(index, stride))
+        expect(odometer).to_contain_text(f"index {logical[k]}")
+        expect(odometer).to_contain_text(f"→ {position}")
+    # Element 10 is (0, 0, 221, 0): the step passes over the 654 elements not drawn.
+    expect(odometer).to_contain_text("past 654 elements not drawn")
+    gaps = page.evaluate(
+        f"() => {MODEL}('labels-logical-source').data.text.filter((t) => '⋯⋮⋱'.includes(t) && t)"
+    )
+    assert gaps, "the gaps of the summarised grid are marked"
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screenshot_of_the_channels_last_batch(open_explorer, page, scheme, tmp_path):
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_explorer("?shape=16,3,224,224&ops=.permute(0,2,3,1)")
+    expect(page.locator(".candela-odometer")).to_contain_text("648 drawn")
+    page.wait_for_timeout(500)
+    import os
+
+    out = os.environ.get("CANDELA_SHOTS")
+    if out:
+        page.screenshot(path=f"{out}/channels-last-{scheme}.png", full_page=True)
