@@ -53,6 +53,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
+#: The page of a real tensor measured beside the 64x64 page.
+CHANNELS_LAST = "shape=16,3,224,224&ops=.permute(0,2,3,1)"
 FIGURES = ("logical-figure", "buffer-figure")
 #: No paint for this long after an edit or a load: the page has settled.
 QUIET_MS = 700
@@ -215,6 +217,40 @@ def bench_server(repeats: int = 40) -> list[tuple]:
     return rows
 
 
+#: Run in a fresh interpreter: the peak resident memory an explorer's state and columns add
+#: to the server, over what the imports already hold (MB).
+MEMORY_PROBE = """
+import resource, sys
+from explorer.state import ExplorerState
+import explorer.app  # noqa: F401 (what a server holds before any page)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+ExplorerState(shape=tuple(map(int, sys.argv[1].split(","))), ops=sys.argv[2])
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+
+
+def server_memory() -> dict[str, float]:
+    """The peak resident memory (MB) building an explorer's state and columns adds to a
+    fresh server process: 64x64, and the channels-last image batch. Resident, so a buffer
+    the system gives as untouched pages (the never-made ``arange``) counts as what it is."""
+    import subprocess
+
+    out = {}
+    for name, shape, ops in (
+        ("64x64", "64,64", ""),
+        ("channels last", "16,3,224,224", ".permute(0,2,3,1)"),
+    ):
+        run = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, shape, ops],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        out[name] = float(run.stdout.split()[-1])
+    return out
+
+
 def server_models() -> dict[str, dict[str, int]]:
     """Models in a document built from each page, counted by type (no browser, no session)."""
     from collections import Counter
@@ -280,7 +316,7 @@ def served_pages():
         server.stop()
 
 
-def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
+def load_once(browser, url: str, names: tuple[str, ...], source: str, cells: int = 4096) -> dict:
     """Open ``url`` in a fresh context (cold cache); paints, bytes and models of the load."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -333,7 +369,8 @@ def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
     page.on("websocket", on_ws)
     page.goto(url, wait_until="commit")
     page.wait_for_function(
-        f"() => window.Bokeh?.documents?.[0]?.get_model_by_name('{source}')?.data.x.length === 4096"
+        f"() => window.Bokeh?.documents?.[0]?.get_model_by_name('{source}')?.data.x.length"
+        f" === {cells}"
     )
     page.wait_for_function(SETTLED, arg=[0, QUIET_MS, list(names)], polling=50)
     rec = page.evaluate("() => window.__paints")
@@ -456,12 +493,15 @@ def bench_browser(quick: bool) -> dict:
 
     loads = 2 if quick else 4
     n_edits = 4 if quick else 10
-    out: dict = {"loads": {"explorer": [], "minimal": [], "built ahead": []}}
+    out: dict = {"loads": {"explorer": [], "minimal": [], "built ahead": [], "channels last": []}}
     with served_pages() as (base, pool), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         pages = {
             "explorer": (base + "cold?shape=64,64", FIGURES, "logical-source"),
             "minimal": (base + "minimal", ("minimal-figure",), "cells-source"),
+            # A real tensor: 16 images of 3x224x224 in channels-last order, 2.4 M elements
+            # drawn as NumPy's edge items of each axis (648 cells) and a buffer overview.
+            "channels last": (base + "cold?" + CHANNELS_LAST, FIGURES, "logical-source", 648),
         }
         if pool is not None:
             pages["built ahead"] = (base + "?shape=64,64", FIGURES, "logical-source")
@@ -626,6 +666,8 @@ def report_browser(b: dict, server: dict) -> None:
         url = x["url"].split("/", 3)[-1]
         print(f"  {x['bytes'] / 1e3:8.0f} KB  {x['encoding'] or 'identity':8} /{url[:110]}")
 
+    report_channels_last(b)
+
     print("\n== edits at 4,096 cells (Enter in the pipeline box -> frame after the last paint)")
     for key, label, limit in (
         ("walk", "walk only (.transpose() / back)", GOALS["click_ms"]),
@@ -655,6 +697,33 @@ def report_browser(b: dict, server: dict) -> None:
     print(f"goal {GOALS['repaints']} repaints: {goal(worst == 0)}")
 
 
+def report_channels_last(b: dict) -> None:
+    ex, cl = b["loads"]["explorer"], b["loads"]["channels last"]
+    if not cl:
+        return
+    memory = b.get("memory", {})
+
+    def total(r):
+        return sum(x["bytes"] for x in r["http"]) + r["ws"]["in_sent"] + r["ws"]["out"]
+
+    rows = (
+        ("time to last paint (ms, median)", med([r["last_frame"] for r in ex]),
+         med([r["last_frame"] for r in cl]), 2.0),
+        ("bytes on first load (MB)", total(ex[-1]) / 1e6, total(cl[-1]) / 1e6, 1.0),
+        ("Bokeh models in the page", sum(ex[-1]["models"].values()),
+         sum(cl[-1]["models"].values()), 1.0),
+        ("server memory, state + columns (MB)", memory.get("64x64", float("nan")),
+         memory.get("channels last", float("nan")), 1.0),
+    )  # fmt: skip
+    print(f"\n== the 16x3x224x224 channels-last page ({CHANNELS_LAST}) beside the 64x64 page")
+    print(f"  {'':38} {'64x64':>10} {'channels last':>14} {'ratio':>7}  goal")
+    for label, a, c, limit in rows:
+        ratio = c / a if a else float("nan")
+        print(
+            f"  {label:38} {a:10.2f} {c:14.2f} {ratio:6.2f}x  <= {limit:g}x: {goal(ratio <= limit)}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="server-side figures only")
@@ -672,6 +741,7 @@ def main() -> None:
         return
     server = server_models()
     b = bench_browser(args.quick)
+    b["memory"] = server_memory()
     report_browser(b, server)
     load = os.getloadavg()
     print(f"\nload average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")

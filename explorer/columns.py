@@ -447,7 +447,7 @@ EDGE_ITEMS = 3
 OVERVIEW_CELLS = 1024
 #: Positions are worked out this many at a time for the overview: memory stays bounded
 #: whatever the number of elements.
-CHUNK = 1 << 18
+CHUNK = 1 << 16
 
 
 def edge_items(shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS) -> tuple[int, list]:
