@@ -559,7 +559,13 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         dtype=np.int64,
     ).reshape(rank, -1)
     slots = tuple(2 * e + 1 if cut else v for v, cut in zip(shape, summarised))
-    grid = grid_for(slots)
+    full_grid = grid_for(slots)
+    squeeze = _squeeze(full_grid, e, summarised)
+    grid = replace(
+        full_grid,
+        width=full_grid.width - sum(s for s, g in zip(squeeze, full_grid.pitch_x) if g),
+        height=full_grid.height - sum(s for s, g in zip(squeeze, full_grid.pitch_y) if g),
+    )
     stride = np.asarray(layout.stride, dtype=np.int64)
     at = int(layout.offset) + stride @ index if n else np.zeros(0, dtype=np.int64)
     flat = np.ravel_multi_index(index, shape) if n else np.zeros(0, dtype=np.int64)
@@ -578,7 +584,7 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
     alpha = np.where(read, 0.35 + 0.65 * density / max(density.max(), 1e-12), 1.0)
     bin_cols = buffer_width(cells, buffer_row(layout) if width == 1 else None)
     values = lo if virtual else buffer[lo]
-    x, y = cell_xy(grid, slot)
+    x, y = _placed(full_grid, slot, e, squeeze)
     drawn = len(flat)
     value_at = at if virtual else (buffer[at] if drawn else buffer[:0])
     logical = {
@@ -617,7 +623,7 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         logical=_compact(logical),
         buffer=_compact(buffer_cols),
         frames=_compact(frames),
-        tiles=_overview_tiles(grid, kept, shape, e, summarised),
+        tiles=_overview_tiles(full_grid, kept, shape, e, summarised, squeeze),
         grid=grid,
         buffer_cols=bin_cols,
         buffer_rows=max(1, -(-cells // bin_cols)),
@@ -631,7 +637,7 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
             "buffer": size,
             "summarised": [d for d, cut in enumerate(summarised) if cut],
         },
-        gaps=_gap_marks(grid, shape, e, summarised, kept),
+        gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
     )
     if labels:
         out.logical_labels = logical_label_columns(logical, at, _text(_values(value_at)))
@@ -640,7 +646,38 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
     return out
 
 
-def _overview_tiles(grid: Grid, kept: list, shape: tuple, e: int, summarised: list) -> dict:
+def _squeeze(grid: Grid, e: int, summarised: list) -> list[int]:
+    """How many cells the drawing past the gap of each axis moves back: the gap slot of a
+    leading axis (one whole tile wide or tall in :func:`grid_for`) is one cell."""
+    rank = len(grid.shape)
+    out = [0] * rank
+    for level, d in enumerate(range(rank - 3, -1, -1)):
+        if not summarised[d]:
+            continue
+        gap = 1 + level // 2
+        if level % 2 == 0:
+            out[d] = max(0, grid.pitch_x[d] - gap - 1)
+        else:
+            out[d] = max(0, grid.pitch_y[d] - gap - 2)
+    return out
+
+
+def _placed(grid: Grid, slot: np.ndarray, e: int, squeeze: list[int]):
+    # Cell centres of (rank, n) slots, past each squeezed gap moved back by its squeeze.
+    x, y = cell_xy(grid, slot)
+    for d, shift in enumerate(squeeze):
+        if shift:
+            past = slot[d] > e
+            if grid.pitch_x[d]:
+                x = x - shift * past
+            else:
+                y = y + shift * past
+    return x, y
+
+
+def _overview_tiles(
+    grid: Grid, kept: list, shape: tuple, e: int, summarised: list, squeeze: list[int]
+) -> dict:
     # The drawn tiles' headers, each with its true leading indices.
     rank = len(shape)
     if rank <= 2 or math.prod(shape) == 0:
@@ -655,13 +692,13 @@ def _overview_tiles(grid: Grid, kept: list, shape: tuple, e: int, summarised: li
         dtype=np.int64,
     ).reshape(rank - 2, -1)
     full = np.vstack([slot, np.zeros((2, slot.shape[1]), dtype=np.int64)])
-    x, y = cell_xy(grid, full)
+    x, y = _placed(grid, full, e, squeeze)
     sep = ", " if rank <= 4 else ","
     text = ["[" + sep.join([*map(str, col), ":", ":"]) + "]" for col in idx.T.tolist()]
     return {"x": x - 0.5, "y": y + 0.6, "text": text}
 
 
-def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, kept: list) -> dict:
+def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, squeeze: list[int]) -> dict:
     """Where a summarised grid leaves elements out: ``⋯`` in a gap column, ``⋮`` in a gap
     row (``⋱`` where both meet) of each drawn tile, one mark in the middle of a gap of
     tiles."""
@@ -681,8 +718,18 @@ def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, kept: list) -
     for d in range(inner, rank):
         mid &= every[d] == (len(slots[d]) - 1) // 2
     pick |= lead_gap & mid
-    chosen = every[:, pick]
-    x, y = cell_xy(grid, chosen)
+    chosen = every[:, pick].copy()
+    # A gap of tiles is one cell wide (or tall): its mark goes there, in the middle of the
+    # tiles beside it the other way.
+    for j, col in enumerate(chosen.T.tolist()):
+        gaps = [d for d in range(inner) if summarised[d] and col[d] == e]
+        if gaps:
+            d = gaps[0]
+            along_x = bool(grid.pitch_x[d])
+            for k in range(d + 1, rank):  # within the gap's tile, the same way: its start
+                if bool(grid.pitch_x[k]) == along_x:
+                    chosen[k, j] = 0
+    x, y = _placed(grid, chosen, e, squeeze)
     text = []
     for col in chosen.T.tolist():
         row_gap = rank >= 2 and summarised[-2] and col[-2] == e
@@ -696,7 +743,10 @@ def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, kept: list) -
             text.append("⋮")
         else:
             text.append("⋯")
-    return {"x": x, "y": y, "text": text}
+    # Gaps of tiles that the squeeze lays on one spot (an inner axis the same way) are one.
+    _, first = np.unique(np.stack([x, y]), axis=1, return_index=True)
+    keep = np.sort(first)
+    return {"x": x[keep], "y": y[keep], "text": [text[k] for k in keep.tolist()]}
 
 
 #: How many tensors' columns :func:`columns_for` keeps (~0.2 MB each at 64x64).

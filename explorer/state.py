@@ -419,6 +419,11 @@ class ExplorerState(param.Parameterized):
         if old is not None and old.states[0] is start and old.ops == text:
             return
         try:
+            if len(start.buffer) > DETAIL_LIMIT:  # the shared lane draws every buffer cell
+                raise StateError(
+                    f"two views share a lane of every buffer cell, at most {DETAIL_LIMIT:,}; "
+                    f"this buffer has {len(start.buffer):,}"
+                )
             result = evaluate(None, text, start)
         except StateError as exc:
             kept = old if old is not None and old.states[0] is start else None

@@ -152,3 +152,34 @@ def test_the_bounds_name_their_values():
         evaluate("2048,4096", ".T.contiguous()")
     # A view of as many elements copies nothing and is drawn.
     assert evaluate("4096,4096", ".T").layout.len == MAX_ELEMENTS
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 12), min_size=1, max_size=6).map(tuple),
+    st.integers(1, 60),
+    st.integers(1, 3),
+)
+def test_drawn_cells_and_gap_marks_never_overlap_and_stay_in_the_grid(shape, limit, edge):
+    tensor = Tensor(positions_buffer(math.prod(shape)), Layout(shape))
+    cols = C.overview_columns(tensor, limit, 0, edge)
+    cells = set(zip(cols.logical["x"].tolist(), cols.logical["y"].tolist()))
+    marks = list(zip(np.asarray(cols.gaps["x"]).tolist(), np.asarray(cols.gaps["y"]).tolist()))
+    assert len(cells) == len(cols.logical["x"])  # one cell per drawn element
+    assert not cells & set(marks) and len(set(marks)) == len(marks)
+    for x, y in [*cells, *marks]:
+        assert 0 <= x <= cols.grid.width - 1 and -(cols.grid.height - 1) <= y <= 0
+    # A mark for every gap: each summarised axis leaves a gap where its indices jump.
+    if cols.overview["summarised"]:
+        assert marks
+
+
+def test_two_views_of_a_buffer_too_large_for_their_lane_are_refused_by_name():
+    from explorer.state import ExplorerState
+
+    st_ = ExplorerState(shape=(100, 100), ops=".T")
+    st_.compare = ".T"
+    assert st_.error.startswith("compare: ") and "at most 4,096; this buffer has 10,000" in (
+        st_.error
+    )
+    assert st_.compare_result is None and st_.result.ops == ".T"
