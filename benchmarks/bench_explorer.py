@@ -52,7 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
+SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256), 2408448: (16, 3, 224, 224)}
 #: The page of a real tensor measured beside the 64x64 page.
 CHANNELS_LAST = "shape=16,3,224,224&ops=.permute(0,2,3,1)"
 FIGURES = ("logical-figure", "buffer-figure")
@@ -220,12 +220,15 @@ def bench_server(repeats: int = 40) -> list[tuple]:
 #: Run in a fresh interpreter: the peak resident memory an explorer's state and columns add
 #: to the server, over what the imports already hold (MB).
 MEMORY_PROBE = """
-import resource, sys
+import re, sys
 from explorer.state import ExplorerState
 import explorer.app  # noqa: F401 (what a server holds before any page)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def status(key):
+    return int(re.search(key + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
+open("/proc/self/clear_refs", "w").write("5")  # the peak (VmHWM) starts again from here
+before = status("VmRSS")
 ExplorerState(shape=tuple(map(int, sys.argv[1].split(","))), ops=sys.argv[2])
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+print(status("VmHWM") - before)
 """
 
 
@@ -506,8 +509,8 @@ def bench_browser(quick: bool) -> dict:
         if pool is not None:
             pages["built ahead"] = (base + "?shape=64,64", FIGURES, "logical-source")
         # One warm-up of each (the server's first session imports and builds more).
-        for url, names, source in pages.values():
-            load_once(browser, url, names, source)
+        for page_args in pages.values():
+            load_once(browser, *page_args)
         for i in range(loads):
             order = list(pages) if i % 2 == 0 else list(pages)[::-1]
             for name in order:

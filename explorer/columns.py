@@ -6,6 +6,9 @@ frames of the traversal and the text of the fields — is computed here from a
 can be tested on its own and stays fast at 65,536 elements. Row ``k`` of the
 logical columns and of the frames is logical element ``k`` (row-major order,
 the order of the walk); row ``p`` of the buffer columns is buffer position ``p``.
+A tensor too large for that is drawn by :func:`overview_columns`: the grid holds
+NumPy's edge items of each axis, the buffer a cell per bin of positions, and the
+frames say each drawn element's true position.
 
 :func:`columns_for` keeps the columns of the last few tensors it drew (a class
 following one lesson draws the same few states, each at every student's edit);
@@ -447,7 +450,7 @@ EDGE_ITEMS = 3
 OVERVIEW_CELLS = 1024
 #: Positions are worked out this many at a time for the overview: memory stays bounded
 #: whatever the number of elements.
-CHUNK = 1 << 16
+CHUNK = 1 << 14
 
 
 def edge_items(shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS) -> tuple[int, list]:
@@ -602,8 +605,6 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         "color": colors,
         "alpha": alpha if width > 1 else np.ones(cells),
     }
-    if width > 1:
-        buffer_cols["span"] = [f"{a:,}–{b:,}" for a, b in zip(lo.tolist(), hi.tolist())]
     bins = at // width
     previous = np.concatenate([bins[:1], bins[:-1]]) if drawn else bins
     diff = index[:, 1:] != index[:, :-1]

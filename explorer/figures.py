@@ -86,6 +86,11 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 READ_JS = """
 const scale = Number(frames.tags[0]?.scale) || 1
 if (format === "custom") return value * scale  // a buffer cell's own position
+if (format === "span") {  // a cell of the buffer's overview: the bin of positions it is
+  const tags = frames.tags[0] ?? {}
+  const last = Math.min(value + (Number(tags.bin) || 1), Number(tags.size) || Infinity) - 1
+  return `${(value * scale).toLocaleString("en")} to ${(last * scale).toLocaleString("en")}`
+}
 const k = special_vars.index
 const pos = frames.data.pos[k]
 if (pos == null) return ""
@@ -557,6 +562,8 @@ class Figures:
             alt=alt,
             concealed=self.concealed,
             elements=int(layout.len),
+            bin=cols.overview.get("bin", 1),
+            size=cols.overview.get("buffer", len(cols.buffer["pos"])),
         )
         self._set_tooltips()
         self.frames_source.data = cols.frames  # always: its change restarts the traversal
@@ -633,7 +640,8 @@ class Figures:
             logical += [("value", "@index{value}"), (name, "@index{pos}")]
             buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         if binned:
-            buffer = [("positions", "@span")] + ([] if concealed else [("reads", "@reads")])
+            span = "positions (bytes)" if in_bytes else "positions"
+            buffer = [(span, "@pos{span}")] + ([] if concealed else [("reads", "@reads")])
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:

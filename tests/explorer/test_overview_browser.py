@@ -47,7 +47,40 @@ def test_the_channels_last_batch_is_drawn_and_walked(open_explorer, page):
         f"() => {MODEL}('labels-logical-source').data.text.filter((t) => '⋯⋮⋱'.includes(t) && t)"
     )
     assert gaps, "the gaps of the summarised grid are marked"
+    # Hover: a drawn cell names its true index, value and position; an overview cell its
+    # range of positions and how often they are read.
+    tip = page.locator(".bk-tooltip-content").first
+    page.evaluate("() => window.scrollTo(0, 0)")  # the traversal's buttons are below
+    xs, ys = page.evaluate(
+        f"() => {{ const d = {MODEL}('logical-source').data; return [d.x[9], d.y[9]] }}"
+    )
+    page.mouse.move(*_cell_point(page, "logical-figure", xs, ys))
+    expect(tip).to_contain_text("(0, 0, 221, 0)")
+    words = " ".join(tip.inner_text().split())
+    assert "value: 221" in words and "position: 221" in words, words
+    page.mouse.move(0, 0)
+    page.locator(".candela-heading", has_text="memory buffer").scroll_into_view_if_needed()
+    bx, by = page.evaluate(
+        f"() => {{ const d = {MODEL}('buffer-source').data; return [d.x[1], d.y[1]] }}"
+    )
+    page.mouse.move(*_cell_point(page, "buffer-figure", bx, by))
+    expect(page.locator(".bk-tooltip-content", has_text="positions").first).to_contain_text(
+        "2,352 to 4,703"
+    )
     assert not errors, errors
+
+
+def _cell_point(page, figure: str, x: float, y: float) -> tuple[float, float]:
+    return tuple(
+        page.evaluate(
+            """([name, x, y]) => {
+            const view = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
+            const r = view.canvas_view.el.getBoundingClientRect();
+            return [r.left + view.frame.x_scale.compute(x), r.top + view.frame.y_scale.compute(y)];
+        }""",
+            [figure, x, y],
+        )
+    )
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
