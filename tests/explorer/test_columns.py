@@ -424,5 +424,3 @@ def test_a_wrapped_buffer_holds_whole_rows_of_the_tensor(shape, order):
 def test_a_5_by_7_buffer_is_5_rows_of_7():
     assert C.columns_for(Tensor.arange((5, 7))).buffer_cols == 7
     assert C.columns_for(Tensor.arange((5, 7)).transpose()).buffer_cols == 7
-
-
