@@ -183,3 +183,36 @@ def test_two_views_of_a_buffer_too_large_for_their_lane_are_refused_by_name():
         st_.error
     )
     assert st_.compare_result is None and st_.result.ops == ".T"
+
+
+PEAK_PROBE = """
+import re, sys
+from explorer.state import ExplorerState
+def status(key):
+    return int(re.search(key + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
+ExplorerState(shape=(3, 4))  # what a server holds before the URL
+open("/proc/self/clear_refs", "w").write("5")  # the peak starts again here
+before = status("VmRSS")
+state = ExplorerState(shape=sys.argv[1], ops=sys.argv[2], compare=sys.argv[3])
+assert state.error is None, state.error
+print(status("VmHWM") - before)
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/clear_refs"), reason="Linux")
+@pytest.mark.parametrize(
+    "shape, ops, compare", [("4096,4096", ".T", ""), ("4096", ".broadcast((4096, 4096))", ".T")]
+)
+def test_a_url_of_16_million_elements_holds_no_memory_in_proportion(shape, ops, compare):
+    # Its int64 buffer would be 128 MB, its positions as many: the server's peak resident
+    # memory grows by a small fraction of that.
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", PEAK_PROBE, shape, ops, compare],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert float(run.stdout.split()[-1]) < 16, run.stdout
