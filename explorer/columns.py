@@ -619,7 +619,9 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         "skip": np.diff(flat, prepend=flat[:1] - 1) - 1 if drawn else flat,
         "value": _values(value_at),
     }
-    labels = drawn <= label_limit and cells <= label_limit and width == 1
+    # The drawn cells' values and positions show where they fit; the buffer's only where
+    # each cell is one position (a bin of many has no one value).
+    labels = drawn <= label_limit
     out = Columns(
         logical=_compact(logical),
         buffer=_compact(buffer_cols),
@@ -643,7 +645,8 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
     if labels:
         out.logical_labels = logical_label_columns(logical, at, _text(_values(value_at)))
         out.logical_labels["text_color"] = _PALETTE_TEXT[_ramp_of(flat, n)]
-        out.buffer_labels = buffer_label_columns(buffer_cols)
+        if cells <= label_limit and width == 1:
+            out.buffer_labels = buffer_label_columns(buffer_cols)
     return out
 
 

@@ -125,10 +125,14 @@ def label_blocks(
                 text = data[kind]
                 if kind == "pos_label" and unit_bytes != 1:
                     text = _in_bytes(text, unit_bytes)
+                font = min(px * scale, cell * FONT_SHARE[kind], _fits(text, cell, kind))
+                if font < MIN_FONT:  # too long for its cell at any readable size: hover tells
+                    blocks.append([kind, None])
+                    continue
                 rows = {
                     "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
-                    "size": _font(min(px * scale, cell * FONT_SHARE[kind])),
+                    "size": _font(font),
                     "align": align, "baseline": baseline, "x_offset": 0.0,
                     "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                 }  # fmt: skip
@@ -136,6 +140,19 @@ def label_blocks(
         blocks += _extra_labels(fig, cols, cell, scale, offset_at)
         out[fig] = blocks
     return out
+
+
+#: The smallest font (px) a cell's label is drawn at.
+MIN_FONT = 7
+#: The widest a label may be, as a share of its cell (the rest parts it from the next).
+LABEL_WIDTH = {"value_label": 0.92, "pos_label": 0.92, "reads_label": 0.5}
+
+
+def _fits(text, cell: float, kind: str) -> float:
+    """The largest font (px) at which the longest of ``text`` fits its share of a cell:
+    a digit is about 0.6 of the font wide (a 5-digit value over a 40 px cell is 12 px)."""
+    longest = max((len(t) for t in text), default=0)
+    return LABEL_WIDTH[kind] * cell / (0.6 * longest) if longest else float("inf")
 
 
 def _in_bytes(labels, unit_bytes: int) -> list[str]:

@@ -216,3 +216,20 @@ def test_a_url_of_16_million_elements_holds_no_memory_in_proportion(shape, ops, 
         check=True,
     )
     assert float(run.stdout.split()[-1]) < 16, run.stdout
+
+
+@pytest.mark.parametrize("cell", [20.0, 30.0, 46.0])
+@pytest.mark.parametrize("query", [((300, 300), ".T"), ((3, 4), ""), ((70, 3), ".T")])
+def test_a_cells_label_fits_its_cell_or_is_left_to_hover(cell, query):
+    from explorer import labels as L
+
+    cols = C.columns_for(evaluate(*query).tensor)
+    for blocks in L.label_blocks(
+        cols, {"logical": cell, "buffer": cell}, 1.0, None, False
+    ).values():
+        for kind, rows in blocks:
+            if rows is None or kind not in L.LABEL_WIDTH:
+                continue
+            px = float(rows["size"].removesuffix("px"))
+            assert px >= L.MIN_FONT
+            assert 0.6 * px * max(len(t) for t in rows["text"]) <= L.LABEL_WIDTH[kind] * cell + 1e-9

@@ -84,14 +84,25 @@ def _cell_point(page, figure: str, x: float, y: float) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_screenshot_of_the_channels_last_batch(open_explorer, page, scheme, tmp_path):
-    page.emulate_media(color_scheme=scheme)
-    page.set_viewport_size({"width": 1280, "height": 800})
-    open_explorer("?shape=16,3,224,224&ops=.permute(0,2,3,1)")
-    expect(page.locator(".candela-odometer")).to_contain_text("648 drawn")
-    page.wait_for_timeout(500)
+@pytest.mark.parametrize(
+    "name, query, drawn",
+    [
+        ("channels-last", "?shape=16,3,224,224&ops=.permute(0,2,3,1)", "648 drawn"),
+        ("300x300", "?shape=300,300&ops=.T", "36 drawn"),
+    ],
+)
+def test_a_summarised_page_in_light_and_dark(open_explorer, page, scheme, name, query, drawn):
+    # Set CANDELA_SHOTS to a folder to keep a screenshot of each, to look at.
     import os
 
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_explorer(query)
+    expect(page.locator(".candela-odometer")).to_contain_text(drawn)
+    heading = page.locator(".candela-heading").filter(has_text="memory buffer")
+    expect(heading).not_to_contain_text("per row")
+    expect(page.locator(".candela-error")).to_have_text("")
     out = os.environ.get("CANDELA_SHOTS")
     if out:
-        page.screenshot(path=f"{out}/channels-last-{scheme}.png", full_page=True)
+        page.wait_for_timeout(500)
+        page.screenshot(path=f"{out}/{name}-{scheme}.png", full_page=True)
