@@ -7,9 +7,10 @@ printed beside them. Run:
 ``.venv/bin/python benchmarks/bench_explorer.py [--quick] [--no-browser]``.
 
 1. Server side: the time from setting ``Explorer.ops`` to updated column data
-   (parse, apply, columns, Bokeh source writes, fields) at 16, 256, 4,096 and
-   65,536 elements; median and p95. Above 4,096 the page shows a summary, so
-   the 65,536 row also reports building the full columns.
+   (parse, apply, columns, Bokeh source writes, fields) at 16, 256, 4,096,
+   65,536 and 2,408,448 elements; median and p95. Above 4,096 the page draws
+   NumPy's edge items of each axis and a binned buffer, so the 65,536 row also
+   reports building the full columns.
 2. First paint at 64x64 (``?shape=64,64``), cold cache: from navigation start
    to the animation frame after the last paint of both Bokeh figures (the
    logical grid and the memory buffer), against a minimal Panel app that
@@ -33,6 +34,11 @@ printed beside them. Run:
    whose pixels the edit does not change need not paint (the buffer of a
    ``.view`` is the same buffer): the clock stops at the frame after the last
    paint of whichever figures painted, once none has painted for ``QUIET_MS``.
+7. The 16x3x224x224 channels-last page (``CHANNELS_LAST``: 2.4 M elements) beside
+   the 64x64 page: time to the frame after the last paint (cold loads, interleaved
+   with the others), bytes on first load, Bokeh models in the page, and the peak
+   resident memory building its state and columns adds to a fresh server process
+   (``server_memory``), each with the ratio.
 6. Repaints for edits that change no figure's layout (another op in the op
    chooser; another unit): paints per figure, split into full paints (the
    cells' canvas layer) and overlay-only paints (the cursor layer).
