@@ -34,14 +34,14 @@ printed beside them. Run:
    whose pixels the edit does not change need not paint (the buffer of a
    ``.view`` is the same buffer): the clock stops at the frame after the last
    paint of whichever figures painted, once none has painted for ``QUIET_MS``.
+6. Repaints for edits that change no figure's layout (another op in the op
+   chooser; another unit): paints per figure, split into full paints (the
+   cells' canvas layer) and overlay-only paints (the cursor layer).
 7. The 16x3x224x224 channels-last page (``CHANNELS_LAST``: 2.4 M elements) beside
    the 64x64 page: time to the frame after the last paint (cold loads, interleaved
    with the others), bytes on first load, Bokeh models in the page, and the peak
    resident memory building its state and columns adds to a fresh server process
    (``server_memory``), each with the ratio.
-6. Repaints for edits that change no figure's layout (another op in the op
-   chooser; another unit): paints per figure, split into full paints (the
-   cells' canvas layer) and overlay-only paints (the cursor layer).
 """
 
 from __future__ import annotations
