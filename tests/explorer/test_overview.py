@@ -233,3 +233,29 @@ def test_a_cells_label_fits_its_cell_or_is_left_to_hover(cell, query):
             px = float(rows["size"].removesuffix("px"))
             assert px >= L.MIN_FONT
             assert 0.6 * px * max(len(t) for t in rows["text"]) <= L.LABEL_WIDTH[kind] * cell + 1e-9
+
+
+@pytest.mark.parametrize(
+    "shape, ops, view",
+    [
+        ("16,3,224,224", ".permute(0,2,3,1)", lambda a: a.transpose(0, 2, 3, 1)),
+        ("4096,4096", ".T[::-3]", lambda a: a.T[::-3]),
+        ("4096", ".broadcast((4096, 4096))", lambda a: np.broadcast_to(a, (4096, 4096))),
+    ],
+)
+def test_fields_of_a_large_layout_are_numpys_worked_out_from_the_layout_alone(shape, ops, view):
+    # NumPy's strides of the same view of a one-byte array (bytes are elements), its flags;
+    # and nothing in proportion to the elements: well under a second for 16 M.
+    import time
+
+    from explorer.fields import field_values
+
+    sizes = tuple(int(v) for v in shape.split(","))
+    a = view(np.zeros(sizes, dtype=np.int8))
+    t0 = time.perf_counter()
+    layout = evaluate(shape, ops).layout
+    fields = field_values(layout)
+    assert time.perf_counter() - t0 < 1.0
+    assert fields["shape"] == str(a.shape) and fields["stride"] == str(a.strides)
+    assert fields["len"] == str(a.size)
+    assert fields["is-contiguous"] == str(a.flags.c_contiguous)
