@@ -191,7 +191,11 @@ from explorer.state import ExplorerState
 def status(key):
     return int(re.search(key + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
 ExplorerState(shape=(3, 4))  # what a server holds before the URL
-open("/proc/self/clear_refs", "w").write("5")  # the peak starts again here
+try:
+    open("/proc/self/clear_refs", "w").write("5")  # the peak starts again here
+except OSError:
+    print("no way to reset the peak")
+    sys.exit()
 before = status("VmRSS")
 state = ExplorerState(shape=sys.argv[1], ops=sys.argv[2], compare=sys.argv[3])
 assert state.error is None, state.error
@@ -215,6 +219,8 @@ def test_a_url_of_16_million_elements_holds_no_memory_in_proportion(shape, ops, 
         text=True,
         check=True,
     )
+    if "no way" in run.stdout:
+        pytest.skip("this system cannot reset a process's peak memory")
     assert float(run.stdout.split()[-1]) < 16, run.stdout
 
 
