@@ -278,6 +278,8 @@ class Columns:
     overview: dict = field(default_factory=dict)
     #: The marks of what a summarised grid leaves out (``⋯``, ``⋮``): x, y, text.
     gaps: dict = field(default_factory=lambda: {"x": [], "y": [], "text": []})
+    #: The buffer overview's cells that a drawn element reads (a dot in each): x, y, color.
+    drawn_reads: dict = field(default_factory=lambda: {"x": [], "y": [], "color": []})
     #: The cells' text (value, position, read count); empty columns when ``labels`` is off.
     logical_labels: dict = field(default_factory=lambda: {k: [] for k in LOGICAL_LABEL_KEYS})
     buffer_labels: dict = field(default_factory=lambda: {k: [] for k in BUFFER_LABEL_KEYS})
@@ -642,6 +644,13 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         },
         gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
     )
+    if width > 1 and drawn:  # where the drawn elements read, among the bins
+        hit = np.unique(bins)
+        out.drawn_reads = {
+            "x": buffer_cols["x"][hit],
+            "y": buffer_cols["y"][hit],
+            "color": [_TEXT_ON[c] for c in colors[hit].tolist()],
+        }
     if labels:
         out.logical_labels = logical_label_columns(logical, at, _text(_values(value_at)))
         out.logical_labels["text_color"] = _PALETTE_TEXT[_ramp_of(flat, n)]
@@ -775,7 +784,7 @@ def columns_for(
     out = _columns(tensor, detail_limit, label_limit)
     if key is not None:
         freeze((out.logical, out.buffer, out.frames, out.tiles, out.logical_labels,
-                out.buffer_labels, out.gaps))  # fmt: skip
+                out.buffer_labels, out.gaps, out.drawn_reads))  # fmt: skip
         _kept.put(key, out)
     return out
 

@@ -274,7 +274,8 @@ def headings_html(
         if o["bin"] > 1:
             buffer = (
                 f"{buffer_size:,} cells, drawn as {o['cells']:,} of {o['bin']:,} positions "
-                "each; colour: the first element to read one; faint: read less often"
+                "each; colour: the first element to read one; faint: read less often; "
+                "●: read by a drawn element"
             )
         else:
             buffer = f"{buffer_size:,} cells, {buffer_cols} per row; ×n: read n times"

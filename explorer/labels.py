@@ -48,18 +48,20 @@ LABEL_KEYS = (
 #: measures labels asynchronously and read past the new end: a RangeError).
 LABEL_BLOCKS = {
     "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile", "gap"],
-    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "offset_mark", "offset"],
+    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "drawn", "offset_mark", "offset"],
 }
 
 
 #: Up to this many marks of what a summarised grid leaves out (``⋯``, ``⋮``).
 GAP_LIMIT = 256
+#: Up to this many dots on the cells of a buffer overview that drawn elements read.
+DRAWN_LIMIT = 128
 
 
 def block_size(kind: str) -> int:
-    return {"tile": TILE_LIMIT, "gap": GAP_LIMIT, "offset_mark": 1, "offset": 1}.get(
-        kind, C.LABEL_LIMIT
-    )
+    return {
+        "tile": TILE_LIMIT, "gap": GAP_LIMIT, "drawn": DRAWN_LIMIT, "offset_mark": 1, "offset": 1
+    }.get(kind, C.LABEL_LIMIT)  # fmt: skip
 
 
 def _font(px: float) -> str:
@@ -137,6 +139,8 @@ def label_blocks(
                     "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                 }  # fmt: skip
             blocks.append([kind, rows])
+        if fig == "buffer":  # which cells of an overview the drawn elements read
+            blocks.append(["drawn", None if concealed else _drawn_dots(cols, cell)])
         blocks += _extra_labels(fig, cols, cell, scale, offset_at)
         out[fig] = blocks
     return out
@@ -221,6 +225,18 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
             name.update(align="right", x_offset=-8.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
     return [*_tile_labels(cols, cell, scale), _gap_labels(cols, cell, scale)]
+
+
+def _drawn_dots(cols: C.Columns, cell: float) -> dict | None:
+    # A dot in each cell of the buffer's overview that a drawn element reads.
+    dots = cols.drawn_reads
+    if not len(dots["x"]) or cell < 4:
+        return None
+    return {
+        "x": dots["x"], "y": dots["y"], "text": ["●"] * len(dots["x"]), "color": dots["color"],
+        "size": _font(max(4.0, 0.6 * cell)), "align": "center", "baseline": "middle",
+        "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
+    }  # fmt: skip
 
 
 def _gap_labels(cols: C.Columns, cell: float, scale: float) -> list:

@@ -78,6 +78,11 @@ def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, l
     assert cols.frames["skip"].tolist() == skips.tolist()
     # The cursor's cell in the buffer is the bin the position falls in.
     assert (cols.frames["pos"] == np.asarray(at, dtype=np.int64) // o["bin"]).all()
+    # The overview's cells dotted as read by a drawn element: exactly those bins.
+    if o["bin"] > 1 and at:
+        dotted = set(zip(cols.drawn_reads["x"].tolist(), cols.drawn_reads["y"].tolist()))
+        bins = {p // o["bin"] for p in at}
+        assert dotted == {(cols.buffer["x"][b], cols.buffer["y"][b]) for b in bins}
 
 
 @settings(max_examples=300, deadline=None)
