@@ -632,7 +632,7 @@ class Figures:
         """Each figure's hover text; while a question waits, no buffer position or reads,
         and a logical cell only its index (its value is the position it reads). With
         ``in_bytes``, positions are in bytes. With ``binned`` (a buffer overview), a
-        buffer cell is a range of positions (in elements) and how often they are read."""
+        buffer cell is a range of positions (in bytes too) and how often they are read."""
         logical = [("index", "@index")]
         buffer = [("value", "@value")]
         name = "position (bytes)" if in_bytes else "position"
