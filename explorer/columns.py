@@ -645,7 +645,7 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
         gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
     )
     if width > 1 and drawn:  # where the drawn elements read, among the bins
-        hit = np.unique(bins)
+        hit = np.flatnonzero(np.bincount(bins, minlength=cells))  # np.unique imports numpy.ma
         out.drawn_reads = {
             "x": buffer_cols["x"][hit],
             "y": buffer_cols["y"][hit],
@@ -757,8 +757,11 @@ def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, squeeze: list
         else:
             text.append("⋯")
     # Gaps of tiles that the squeeze lays on one spot (an inner axis the same way) are one.
-    _, first = np.unique(np.stack([x, y]), axis=1, return_index=True)
-    keep = np.sort(first)
+    first = dict.fromkeys(zip(x.tolist(), y.tolist()), -1)  # no np.unique(axis=): numpy.ma
+    for k, spot in enumerate(zip(x.tolist(), y.tolist())):
+        if first[spot] < 0:
+            first[spot] = k
+    keep = np.array(sorted(first.values()), dtype=np.int64)
     return {"x": x[keep], "y": y[keep], "text": [text[k] for k in keep.tolist()]}
 
 
