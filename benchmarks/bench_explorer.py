@@ -7,9 +7,10 @@ printed beside them. Run:
 ``.venv/bin/python benchmarks/bench_explorer.py [--quick] [--no-browser]``.
 
 1. Server side: the time from setting ``Explorer.ops`` to updated column data
-   (parse, apply, columns, Bokeh source writes, fields) at 16, 256, 4,096 and
-   65,536 elements; median and p95. Above 4,096 the page shows a summary, so
-   the 65,536 row also reports building the full columns.
+   (parse, apply, columns, Bokeh source writes, fields) at 16, 256, 4,096,
+   65,536 and 2,408,448 elements; median and p95. Above 4,096 the page draws
+   NumPy's edge items of each axis and a binned buffer, so the 65,536 row also
+   reports building the full columns.
 2. First paint at 64x64 (``?shape=64,64``), cold cache: from navigation start
    to the animation frame after the last paint of both Bokeh figures (the
    logical grid and the memory buffer), against a minimal Panel app that
@@ -39,6 +40,11 @@ printed beside them. Run:
 6. Repaints for edits that change no figure's layout (another op in the op
    chooser; another unit): paints per figure, split into full paints (the
    cells' canvas layer) and overlay-only paints (the cursor layer).
+7. The 16x3x224x224 channels-last page (``CHANNELS_LAST``: 2.4 M elements) beside
+   the 64x64 page: time to the frame after the last paint (cold loads, interleaved
+   with the others), bytes on first load, Bokeh models in the page, and the peak
+   resident memory building its state and columns adds to a fresh server process
+   (``server_memory``), each with the ratio.
 """
 
 from __future__ import annotations
@@ -55,7 +61,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256)}
+SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256), 2408448: (16, 3, 224, 224)}
+#: The page of a real tensor measured beside the 64x64 page.
+CHANNELS_LAST = "shape=16,3,224,224&ops=.permute(0,2,3,1)"
 FIGURES = ("logical-figure", "buffer-figure")
 #: No paint for this long after an edit or a load: the page has settled.
 QUIET_MS = 700
@@ -250,6 +258,43 @@ def bench_server(repeats: int = 40) -> list[tuple]:
     return rows
 
 
+#: Run in a fresh interpreter: the peak resident memory an explorer's state and columns add
+#: to the server, over what the imports already hold (MB).
+MEMORY_PROBE = """
+import re, sys
+from explorer.state import ExplorerState
+import explorer.app  # noqa: F401 (what a server holds before any page)
+def status(key):
+    return int(re.search(key + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
+open("/proc/self/clear_refs", "w").write("5")  # the peak (VmHWM) starts again from here
+before = status("VmRSS")
+ExplorerState(shape=tuple(map(int, sys.argv[1].split(","))), ops=sys.argv[2])
+print(status("VmHWM") - before)
+"""
+
+
+def server_memory() -> dict[str, float]:
+    """The peak resident memory (MB) building an explorer's state and columns adds to a
+    fresh server process: 64x64, and the channels-last image batch. Resident, so a buffer
+    the system gives as untouched pages (the never-made ``arange``) counts as what it is."""
+    import subprocess
+
+    out = {}
+    for name, shape, ops in (
+        ("64x64", "64,64", ""),
+        ("channels last", "16,3,224,224", ".permute(0,2,3,1)"),
+    ):
+        run = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, shape, ops],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        out[name] = float(run.stdout.split()[-1])
+    return out
+
+
 def server_models() -> dict[str, dict[str, int]]:
     """Models in a document built from each page, counted by type (no browser, no session)."""
     from collections import Counter
@@ -315,7 +360,7 @@ def served_pages():
         server.stop()
 
 
-def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
+def load_once(browser, url: str, names: tuple[str, ...], source: str, cells: int = 4096) -> dict:
     """Open ``url`` in a fresh context (cold cache); paints, bytes and models of the load."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -368,7 +413,8 @@ def load_once(browser, url: str, names: tuple[str, ...], source: str) -> dict:
     page.on("websocket", on_ws)
     page.goto(url, wait_until="commit")
     page.wait_for_function(
-        f"() => window.Bokeh?.documents?.[0]?.get_model_by_name('{source}')?.data.x.length === 4096"
+        f"() => window.Bokeh?.documents?.[0]?.get_model_by_name('{source}')?.data.x.length"
+        f" === {cells}"
     )
     page.wait_for_function(SETTLED, arg=[0, QUIET_MS, list(names)], polling=50)
     rec = page.evaluate("() => window.__paints")
@@ -491,18 +537,21 @@ def bench_browser(quick: bool) -> dict:
 
     loads = 2 if quick else 4
     n_edits = 4 if quick else 10
-    out: dict = {"loads": {"explorer": [], "minimal": [], "built ahead": []}}
+    out: dict = {"loads": {"explorer": [], "minimal": [], "built ahead": [], "channels last": []}}
     with served_pages() as (base, pool), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         pages = {
             "explorer": (base + "cold?shape=64,64", FIGURES, "logical-source"),
             "minimal": (base + "minimal", ("minimal-figure",), "cells-source"),
+            # A real tensor: 16 images of 3x224x224 in channels-last order, 2.4 M elements
+            # drawn as NumPy's edge items of each axis (648 cells) and a buffer overview.
+            "channels last": (base + "cold?" + CHANNELS_LAST, FIGURES, "logical-source", 648),
         }
         if pool is not None:
             pages["built ahead"] = (base + "?shape=64,64", FIGURES, "logical-source")
         # One warm-up of each (the server's first session imports and builds more).
-        for url, names, source in pages.values():
-            load_once(browser, url, names, source)
+        for page_args in pages.values():
+            load_once(browser, *page_args)
         for i in range(loads):
             order = list(pages) if i % 2 == 0 else list(pages)[::-1]
             for name in order:
@@ -682,6 +731,8 @@ def report_browser(b: dict, server: dict) -> None:
         url = x["url"].split("/", 3)[-1]
         print(f"  {x['bytes'] / 1e3:8.0f} KB  {x['encoding'] or 'identity':8} /{url[:110]}")
 
+    report_channels_last(b)
+
     print("\n== edits at 4,096 cells (Enter in the pipeline box -> frame after the last paint)")
     for key, label, limit in (
         ("walk", "walk only (.transpose() / back)", GOALS["click_ms"]),
@@ -718,6 +769,33 @@ def report_browser(b: dict, server: dict) -> None:
     print(f"goal {GOALS['repaints']} repaints: {goal(worst == 0)}")
 
 
+def report_channels_last(b: dict) -> None:
+    ex, cl = b["loads"]["explorer"], b["loads"]["channels last"]
+    if not cl:
+        return
+    memory = b.get("memory", {})
+
+    def total(r):
+        return sum(x["bytes"] for x in r["http"]) + r["ws"]["in_sent"] + r["ws"]["out"]
+
+    rows = (
+        ("time to last paint (ms, median)", med([r["last_frame"] for r in ex]),
+         med([r["last_frame"] for r in cl]), 2.0),
+        ("bytes on first load (MB)", total(ex[-1]) / 1e6, total(cl[-1]) / 1e6, 1.0),
+        ("Bokeh models in the page", sum(ex[-1]["models"].values()),
+         sum(cl[-1]["models"].values()), 1.0),
+        ("server memory, state + columns (MB)", memory.get("64x64", float("nan")),
+         memory.get("channels last", float("nan")), 1.0),
+    )  # fmt: skip
+    print(f"\n== the 16x3x224x224 channels-last page ({CHANNELS_LAST}) beside the 64x64 page")
+    print(f"  {'':38} {'64x64':>10} {'channels last':>14} {'ratio':>7}  goal")
+    for label, a, c, limit in rows:
+        ratio = c / a if a else float("nan")
+        print(
+            f"  {label:38} {a:10.2f} {c:14.2f} {ratio:6.2f}x  <= {limit:g}x: {goal(ratio <= limit)}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="server-side figures only")
@@ -735,6 +813,7 @@ def main() -> None:
         return
     server = server_models()
     b = bench_browser(args.quick)
+    b["memory"] = server_memory()
     report_browser(b, server)
     load = os.getloadavg()
     print(f"\nload average at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")

@@ -555,6 +555,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             result.copied and tensor is result.tensor,
             waiting,
             tensor.layout.len if summary else None,
+            cols.overview,
         )
         self._render_fields()
 

@@ -6,6 +6,9 @@ frames of the traversal and the text of the fields — is computed here from a
 can be tested on its own and stays fast at 65,536 elements. Row ``k`` of the
 logical columns and of the frames is logical element ``k`` (row-major order,
 the order of the walk); row ``p`` of the buffer columns is buffer position ``p``.
+A tensor too large for that is drawn by :func:`overview_columns`: the grid holds
+NumPy's edge items of each axis, the buffer a cell per bin of positions, and the
+frames say each drawn element's true position.
 
 :func:`columns_for` keeps the columns of the last few tensors it drew (a class
 following one lesson draws the same few states, each at every student's edit);
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .kept import Kept, freeze
+from .pipeline import positions_buffer, values_are_positions  # noqa: F401
 
 #: Up to this many logical elements (and buffer cells) are drawn cell by cell.
 DETAIL_LIMIT = 4096
@@ -268,6 +272,14 @@ class Columns:
     buffer_rows: int
     labels: bool
     summary: dict = field(default_factory=dict)
+    #: Set when the tensor is too large to draw cell by cell (see :func:`overview_columns`):
+    #: the grid draws NumPy's edge items of each axis, the buffer one cell per bin of
+    #: positions. Empty when every element and buffer position has a cell.
+    overview: dict = field(default_factory=dict)
+    #: The marks of what a summarised grid leaves out (``⋯``, ``⋮``): x, y, text.
+    gaps: dict = field(default_factory=lambda: {"x": [], "y": [], "text": []})
+    #: The buffer overview's cells that a drawn element reads (a dot in each): x, y, color.
+    drawn_reads: dict = field(default_factory=lambda: {"x": [], "y": [], "color": []})
     #: The cells' text (value, position, read count); empty columns when ``labels`` is off.
     logical_labels: dict = field(default_factory=lambda: {k: [] for k in LOGICAL_LABEL_KEYS})
     buffer_labels: dict = field(default_factory=lambda: {k: [] for k in BUFFER_LABEL_KEYS})
@@ -431,6 +443,328 @@ def summarize(walk: Walk, buffer_size: int) -> dict:
     }
 
 
+# --------------------------------------------------------------------------- overview
+
+#: An axis longer than twice this many draws its first and last this many indices, as
+#: NumPy prints a large array (``np.set_printoptions(edgeitems=3)``).
+EDGE_ITEMS = 3
+#: The buffer overview has at most this many cells, each a bin of positions.
+OVERVIEW_CELLS = 1024
+#: Positions are worked out this many at a time for the overview: memory stays bounded
+#: whatever the number of elements.
+CHUNK = 1 << 14
+
+
+def edge_items(shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS) -> tuple[int, list]:
+    """The indices drawn of each axis: all of an axis up to ``2 * e`` long, else its first
+    and last ``e`` (NumPy's edge items), with ``e`` the largest up to ``edge`` that keeps
+    the drawn elements within ``limit`` (1 at the least)."""
+    for e in range(max(edge, 1), 0, -1):
+        kept = [np.arange(n) if n <= 2 * e else np.r_[0:e, n - e : n] for n in shape]
+        if math.prod(len(k) for k in kept) <= limit or e == 1:
+            return e, kept
+    raise AssertionError("unreachable")
+
+
+def position_chunks(shape: tuple[int, ...], stride: tuple[int, ...], offset: int, chunk=CHUNK):
+    """The walk's positions in walk order, as ``(first element, positions)`` chunks of at
+    most about ``chunk``: the trailing axes that fit in a chunk are worked out once, the
+    leading ones added a block of rows at a time."""
+    rank = len(shape)
+    n = math.prod(shape)
+    if n == 0:
+        return
+    k, inner = rank, 1
+    while k > 0 and inner * shape[k - 1] <= chunk:
+        k -= 1
+        inner *= shape[k]
+    stride = np.asarray(stride, dtype=np.int64)
+    if k == rank:  # the last axis alone is longer than a chunk: split it
+        last = shape[-1]
+        outer = math.prod(shape[:-1])
+        for o in range(outer):
+            base = offset + int(stride[:-1] @ np.array(np.unravel_index(o, shape[:-1]), np.int64)
+                                ) if rank > 1 else offset  # fmt: skip
+            for s in range(0, last, chunk):
+                stop = min(last, s + chunk)
+                yield o * last + s, base + stride[-1] * np.arange(s, stop, dtype=np.int64)
+        return
+    inner_pos = np.zeros(1, dtype=np.int64)
+    for d in range(k, rank):
+        inner_pos = (inner_pos[:, None] + stride[d] * np.arange(shape[d], dtype=np.int64)).ravel()
+    outer = math.prod(shape[:k])
+    rows = max(1, chunk // inner)
+    for g in range(0, outer, rows):
+        count = min(rows, outer - g)
+        if k:
+            index = np.array(np.unravel_index(np.arange(g, g + count), shape[:k]), np.int64)
+            base = offset + stride[:k] @ index
+        else:
+            base = np.array([offset], dtype=np.int64)
+        yield g * inner, (base[:, None] + inner_pos[None, :]).ravel()
+
+
+def binned_reads(layout, size: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """How many elements read each bin of ``width`` positions of a ``size`` buffer, and the
+    first element (in walk order) reading each (-1 for none): in bounded memory."""
+    cells = max(1, -(-size // width))
+    reads = np.zeros(cells, dtype=np.int64)
+    first = np.full(cells, -1, dtype=np.int64)
+    shape, stride = tuple(layout.shape), tuple(layout.stride)
+    for start, pos in position_chunks(shape, stride, int(layout.offset)):
+        b = pos // width
+        reads += np.bincount(b, minlength=cells)
+        here = np.full(cells, -1, dtype=np.int64)
+        here[b[::-1]] = start + np.arange(len(b) - 1, -1, -1, dtype=np.int64)
+        first = np.where(first < 0, here, first)
+    return reads, first
+
+
+def _ramp_of(k: np.ndarray, n: int) -> np.ndarray:
+    # Palette entry of element k of n (as _ramp, for chosen elements of a long walk).
+    if n <= 1:
+        return np.zeros(len(k), dtype=int)
+    return np.round(np.asarray(k) * (len(_PALETTE) - 1) / (n - 1)).astype(int)
+
+
+def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = EDGE_ITEMS):
+    """The columns of a tensor too large to draw cell by cell.
+
+    The grid draws, of each axis, NumPy's edge items (:func:`edge_items`), with a gap
+    slot (``⋯``, ``⋮``) where the rest is left out; its rows are the drawn elements in
+    walk order, each with its true multi-index. The buffer is an overview of its whole
+    span: one cell per bin of positions, with how many elements read it. The frames walk
+    the drawn elements: ``pos`` is the bin read (the cell the cursor marks), ``at`` the
+    true position, ``flat`` the element's number in the whole walk and ``skip`` how
+    many elements the step from the drawn element before passes over undrawn.
+    Nothing is made in proportion to the number of elements but time: positions are
+    worked out a chunk at a time.
+    """
+    layout = tensor.layout
+    shape = tuple(int(v) for v in layout.shape)
+    rank = len(shape)
+    n = int(layout.len)
+    buffer = np.asarray(tensor.buffer)
+    size = len(buffer)
+    virtual = values_are_positions(buffer)
+    e, kept = edge_items(shape, detail_limit if n > detail_limit else max(n, 1), edge)
+    if n <= detail_limit:  # every element drawn: only the buffer is summarised
+        kept = [np.arange(v) for v in shape]
+    summarised = [len(k) < v for k, v in zip(kept, shape)]
+    if n:
+        index = np.array(np.meshgrid(*kept, indexing="ij"), dtype=np.int64).reshape(rank, -1)
+    else:
+        index = np.zeros((rank, 0), dtype=np.int64)
+    # Where each drawn index sits: the gap takes slot e of a summarised axis.
+    slot = np.array(
+        [
+            np.where(idx < e, idx, idx - (v - 2 * e) + 1) if cut else idx
+            for idx, v, cut in zip(index, shape, summarised)
+        ],
+        dtype=np.int64,
+    ).reshape(rank, -1)
+    slots = tuple(2 * e + 1 if cut else v for v, cut in zip(shape, summarised))
+    full_grid = grid_for(slots)
+    squeeze = _squeeze(full_grid, e, summarised)
+    grid = replace(
+        full_grid,
+        width=full_grid.width - sum(s for s, g in zip(squeeze, full_grid.pitch_x) if g),
+        height=full_grid.height - sum(s for s, g in zip(squeeze, full_grid.pitch_y) if g),
+    )
+    stride = np.asarray(layout.stride, dtype=np.int64)
+    at = int(layout.offset) + stride @ index if n else np.zeros(0, dtype=np.int64)
+    flat = np.ravel_multi_index(index, shape) if n else np.zeros(0, dtype=np.int64)
+    # The buffer: bins of positions, as few as keep it within OVERVIEW_CELLS cells.
+    width = 1 if size <= detail_limit else -(-size // OVERVIEW_CELLS)
+    reads, first = binned_reads(layout, size, width)
+    cells = len(reads)
+    read = first >= 0
+    colors = np.full(cells, GREY_RGBA, dtype=np.uint32)
+    colors[read] = _PALETTE_RGBA[_ramp_of(first[read], n)]
+    lo = np.arange(cells, dtype=np.int64) * width
+    hi = np.minimum(lo + width, size) - 1
+    # A bin's shade says how often its positions are read: full where read as often as the
+    # most-read bin (per position), fading to a third for the fewest.
+    density = reads / (hi - lo + 1)
+    alpha = np.where(read, 0.35 + 0.65 * density / max(density.max(), 1e-12), 1.0)
+    bin_cols = buffer_width(cells, buffer_row(layout) if width == 1 else None)
+    values = lo if virtual else buffer[lo]
+    x, y = _placed(full_grid, slot, e, squeeze)
+    drawn = len(flat)
+    value_at = at if virtual else (buffer[at] if drawn else buffer[:0])
+    logical = {
+        "x": x,
+        "y": y,
+        "index": index_labels(index),
+        "color": _PALETTE_RGBA[_ramp_of(flat, n)],
+    }
+    buffer_cols = {
+        "x": (np.arange(cells) % bin_cols).astype(float),
+        "y": -(np.arange(cells) // bin_cols) * BUFFER_ROW_PITCH,
+        "pos": lo,
+        "value": _values(values),
+        "reads": reads,
+        "color": colors,
+        "alpha": alpha if width > 1 else np.ones(cells),
+    }
+    bins = at // width
+    previous = np.concatenate([bins[:1], bins[:-1]]) if drawn else bins
+    diff = index[:, 1:] != index[:, :-1]
+    axis = np.concatenate([[-1], np.where(diff.any(axis=0), diff.argmax(axis=0), -1)])
+    frames = {
+        "pos": bins,
+        "prev": previous,
+        "axis": axis[:drawn].astype(np.int64),
+        "delta": np.diff(at, prepend=at[:1]) if drawn else at,
+        "at": at,
+        "flat": flat.astype(np.int64),
+        "skip": np.diff(flat, prepend=flat[:1] - 1) - 1 if drawn else flat,
+        "value": _values(value_at),
+    }
+    # The drawn cells' values and positions show where they fit; the buffer's only where
+    # each cell is one position (a bin of many has no one value).
+    labels = drawn <= label_limit
+    out = Columns(
+        logical=_compact(logical),
+        buffer=_compact(buffer_cols),
+        frames=_compact(frames),
+        tiles=_overview_tiles(full_grid, kept, shape, e, summarised, squeeze),
+        grid=grid,
+        buffer_cols=bin_cols,
+        buffer_rows=max(1, -(-cells // bin_cols)),
+        labels=labels,
+        overview={
+            "elements": n,
+            "drawn": drawn,
+            "edge": e,
+            "bin": width,
+            "cells": cells,
+            "buffer": size,
+            "summarised": [d for d, cut in enumerate(summarised) if cut],
+        },
+        gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
+    )
+    if width > 1 and drawn:  # where the drawn elements read, among the bins
+        hit = np.flatnonzero(np.bincount(bins, minlength=cells))  # np.unique imports numpy.ma
+        out.drawn_reads = {
+            "x": buffer_cols["x"][hit],
+            "y": buffer_cols["y"][hit],
+            "color": [_TEXT_ON[c] for c in colors[hit].tolist()],
+        }
+    if labels:
+        out.logical_labels = logical_label_columns(logical, at, _text(_values(value_at)))
+        out.logical_labels["text_color"] = _PALETTE_TEXT[_ramp_of(flat, n)]
+        if cells <= label_limit and width == 1:
+            out.buffer_labels = buffer_label_columns(buffer_cols)
+    return out
+
+
+def _squeeze(grid: Grid, e: int, summarised: list) -> list[int]:
+    """How many cells the drawing past the gap of each axis moves back: the gap slot of a
+    leading axis (one whole tile wide or tall in :func:`grid_for`) is one cell."""
+    rank = len(grid.shape)
+    out = [0] * rank
+    for level, d in enumerate(range(rank - 3, -1, -1)):
+        if not summarised[d]:
+            continue
+        gap = 1 + level // 2
+        if level % 2 == 0:
+            out[d] = max(0, grid.pitch_x[d] - gap - 1)
+        else:
+            out[d] = max(0, grid.pitch_y[d] - gap - 2)
+    return out
+
+
+def _placed(grid: Grid, slot: np.ndarray, e: int, squeeze: list[int]):
+    # Cell centres of (rank, n) slots, past each squeezed gap moved back by its squeeze.
+    x, y = cell_xy(grid, slot)
+    for d, shift in enumerate(squeeze):
+        if shift:
+            past = slot[d] > e
+            if grid.pitch_x[d]:
+                x = x - shift * past
+            else:
+                y = y + shift * past
+    return x, y
+
+
+def _overview_tiles(
+    grid: Grid, kept: list, shape: tuple, e: int, summarised: list, squeeze: list[int]
+) -> dict:
+    # The drawn tiles' headers, each with its true leading indices.
+    rank = len(shape)
+    if rank <= 2 or math.prod(shape) == 0:
+        return {"x": [], "y": [], "text": []}
+    lead = kept[:-2]
+    idx = np.array(np.meshgrid(*lead, indexing="ij"), dtype=np.int64).reshape(rank - 2, -1)
+    slot = np.array(
+        [
+            np.where(i < e, i, i - (v - 2 * e) + 1) if cut else i
+            for i, v, cut in zip(idx, shape, summarised)
+        ],
+        dtype=np.int64,
+    ).reshape(rank - 2, -1)
+    full = np.vstack([slot, np.zeros((2, slot.shape[1]), dtype=np.int64)])
+    x, y = _placed(grid, full, e, squeeze)
+    sep = ", " if rank <= 4 else ","
+    text = ["[" + sep.join([*map(str, col), ":", ":"]) + "]" for col in idx.T.tolist()]
+    return {"x": x - 0.5, "y": y + 0.6, "text": text}
+
+
+def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, squeeze: list[int]) -> dict:
+    """Where a summarised grid leaves elements out: ``⋯`` in a gap column, ``⋮`` in a gap
+    row (``⋱`` where both meet) of each drawn tile, one mark in the middle of a gap of
+    tiles."""
+    rank = len(shape)
+    if not any(summarised) or math.prod(shape) == 0:
+        return {"x": [], "y": [], "text": []}
+    slots = [np.arange(2 * e + 1) if cut else np.arange(v) for v, cut in zip(shape, summarised)]
+    every = np.array(np.meshgrid(*slots, indexing="ij"), dtype=np.int64).reshape(rank, -1)
+    gap = np.array([(s == e) & cut for s, cut in zip(every, summarised)]).reshape(rank, -1)
+    inner = max(0, rank - 2)
+    lead_gap = gap[:inner].any(axis=0) if inner else np.zeros(every.shape[1], bool)
+    cell_gap = gap[inner:].any(axis=0)
+    # Cells of a drawn tile that fall in a gap row or column.
+    pick = ~lead_gap & cell_gap
+    # One mark per gap tile: on its middle cell.
+    mid = np.ones(every.shape[1], bool)
+    for d in range(inner, rank):
+        mid &= every[d] == (len(slots[d]) - 1) // 2
+    pick |= lead_gap & mid
+    chosen = every[:, pick].copy()
+    # A gap of tiles is one cell wide (or tall): its mark goes there, in the middle of the
+    # tiles beside it the other way.
+    for j, col in enumerate(chosen.T.tolist()):
+        gaps = [d for d in range(inner) if summarised[d] and col[d] == e]
+        if gaps:
+            d = gaps[0]
+            along_x = bool(grid.pitch_x[d])
+            for k in range(d + 1, rank):  # within the gap's tile, the same way: its start
+                if bool(grid.pitch_x[k]) == along_x:
+                    chosen[k, j] = 0
+    x, y = _placed(grid, chosen, e, squeeze)
+    text = []
+    for col in chosen.T.tolist():
+        row_gap = rank >= 2 and summarised[-2] and col[-2] == e
+        col_gap = summarised[-1] and col[-1] == e
+        if inner and any(summarised[d] and col[d] == e for d in range(inner)):
+            d = next(d for d in range(inner) if summarised[d] and col[d] == e)
+            text.append("⋯" if grid.pitch_x[d] else "⋮")
+        elif row_gap and col_gap:
+            text.append("⋱")
+        elif row_gap:
+            text.append("⋮")
+        else:
+            text.append("⋯")
+    # Gaps of tiles that the squeeze lays on one spot (an inner axis the same way) are one.
+    first = dict.fromkeys(zip(x.tolist(), y.tolist()), -1)  # no np.unique(axis=): numpy.ma
+    for k, spot in enumerate(zip(x.tolist(), y.tolist())):
+        if first[spot] < 0:
+            first[spot] = k
+    keep = np.array(sorted(first.values()), dtype=np.int64)
+    return {"x": x[keep], "y": y[keep], "text": [text[k] for k in keep.tolist()]}
+
+
 #: How many tensors' columns :func:`columns_for` keeps (~0.2 MB each at 64x64).
 KEPT = 16
 _kept = Kept(KEPT)
@@ -453,7 +787,7 @@ def columns_for(
     out = _columns(tensor, detail_limit, label_limit)
     if key is not None:
         freeze((out.logical, out.buffer, out.frames, out.tiles, out.logical_labels,
-                out.buffer_labels))  # fmt: skip
+                out.buffer_labels, out.gaps, out.drawn_reads))  # fmt: skip
         _kept.put(key, out)
     return out
 
@@ -463,7 +797,10 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
     if buffer.dtype.kind not in "biuf":  # bytes that say nothing of the values
         return None
     layout = tensor.layout
-    values = hashlib.blake2b(np.ascontiguousarray(buffer).tobytes(), digest_size=16).digest()
+    if values_are_positions(buffer):  # its values are its positions: nothing to hash
+        values = b"positions"
+    else:
+        values = hashlib.blake2b(np.ascontiguousarray(buffer).tobytes(), digest_size=16).digest()
     return (
         tuple(layout.shape),
         tuple(layout.stride),
@@ -491,18 +828,7 @@ def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
     size = len(tensor.buffer)
     n = layout.len
     if n > detail_limit or size > detail_limit:
-        walk = _summary_walk(layout)
-        return Columns(
-            logical={k: [] for k in LOGICAL_KEYS},
-            buffer={k: [] for k in BUFFER_KEYS},
-            frames={k: [] for k in FRAME_KEYS},
-            tiles={"x": [], "y": [], "text": []},
-            grid=grid,
-            buffer_cols=1,
-            buffer_rows=1,
-            labels=False,
-            summary=summarize(walk, size),
-        )
+        return overview_columns(tensor, detail_limit, label_limit)
     walk = walk_arrays(layout)
     labels = max(n, size) <= label_limit
     cols = buffer_width(size, buffer_row(layout))

@@ -243,6 +243,7 @@ def headings_html(
     copied: bool = False,
     waiting: str = "",
     summary_len: int | None = None,
+    overview: dict | None = None,
 ) -> tuple[str, str]:
     """The logical grid's and the memory buffer's headings, as HTML.
 
@@ -260,6 +261,24 @@ def headings_html(
         if waiting == "before":
             grid = f"before the last step; {grid}"
         buffer = f"{buffer_size} cells, which element reads which cell {WAIT}"
+    elif overview:  # too large to draw every cell: what is drawn, and what a cell is
+        o = overview
+        grid = f"{o['elements']:,} elements"
+        if o["drawn"] < o["elements"]:
+            grid += (
+                f"; drawn: the first and last {o['edge']} along "
+                f"ax{'is' if len(o['summarised']) == 1 else 'es'} "
+                f"{', '.join(map(str, o['summarised']))} (⋯ ⋮ elements left out), "
+                f"{o['drawn']:,} in all"
+            )
+        if o["bin"] > 1:
+            buffer = (
+                f"{buffer_size:,} cells, drawn as {o['cells']:,} of {o['bin']:,} positions "
+                "each; colour: the first element to read one; faint: read less often; "
+                "●: read by a drawn element"
+            )
+        else:
+            buffer = f"{buffer_size:,} cells, {buffer_cols} per row; ×n: read n times"
     elif summary_len is not None:  # the numbers below, no cells: the headings say so
         grid = f"{summary_len:,} elements, too many to draw one by one"
         buffer = f"{buffer_size:,} cells: the numbers of its walk are below"

@@ -86,8 +86,17 @@ LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
 READ_JS = """
 const scale = Number(frames.tags[0]?.scale) || 1
 if (format === "custom") return value * scale  // a buffer cell's own position
-const pos = frames.data.pos[special_vars.index]
+if (format === "span") {  // a cell of the buffer's overview: the bin of positions it is
+  const tags = frames.tags[0] ?? {}
+  const last = Math.min(value + (Number(tags.bin) || 1), Number(tags.size) || Infinity) - 1
+  return `${(value * scale).toLocaleString("en")} to ${(last * scale).toLocaleString("en")}`
+}
+const k = special_vars.index
+const pos = frames.data.pos[k]
 if (pos == null) return ""
+// A summarised grid's frames hold each drawn element's true position and value (its
+// buffer cell is a bin of positions): columns.overview_columns.
+if (frames.data.at != null) return format === "pos" ? frames.data.at[k] * scale : frames.data.value[k]
 return format === "pos" ? pos * scale : buffer.data.value[pos]
 """
 
@@ -231,6 +240,8 @@ class Figures:
         self.scale = 1.0
         #: Hide what would answer a lesson's question: position and read-count labels.
         self.concealed = False
+        #: Whether the buffer is drawn as an overview, a cell per bin of positions.
+        self.binned = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: The columns last drawn (None before the first drawing): sized again to new room.
@@ -525,7 +536,9 @@ class Figures:
         off = layout.offset
         self.offset_at = None
         if not cols.summary and len(cols.buffer["pos"]) and layout.len and not self.concealed:
+            off //= cols.overview.get("bin", 1)  # the overview's cell holding the offset
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
+        self.binned = cols.overview.get("bin", 1) > 1
         cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
@@ -533,6 +546,13 @@ class Figures:
             "logical": f"Logical grid, shape {tuple(layout.shape)}",
             "buffer": f"Memory buffer, {len(cols.buffer['pos'])} cells",
         }
+        if cols.overview:
+            o = cols.overview
+            alt["logical"] += f", {o['drawn']:,} of its {o['elements']:,} elements drawn"
+            alt["buffer"] = (
+                f"Memory buffer of {o['buffer']:,} cells, drawn as {o['cells']:,} cells of "
+                f"{o['bin']:,} positions each"
+            )
         wait = "the current element shows once the question is answered"
         alt["hidden"] = {"logical": f"Logical grid: {wait}", "buffer": f"Memory buffer: {wait}"}
         self._set_tags(
@@ -541,6 +561,9 @@ class Figures:
             rings={fig: frame_rings(cell) for fig, cell in cells.items()},
             alt=alt,
             concealed=self.concealed,
+            elements=int(layout.len),
+            bin=cols.overview.get("bin", 1),
+            size=cols.overview.get("buffer", len(cols.buffer["pos"])),
         )
         self._set_tooltips()
         self.frames_source.data = cols.frames  # always: its change restarts the traversal
@@ -605,22 +628,27 @@ class Figures:
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool, in_bytes: bool = False) -> dict:
+    def tooltips(concealed: bool, in_bytes: bool = False, binned: bool = False) -> dict:
         """Each figure's hover text; while a question waits, no buffer position or reads,
         and a logical cell only its index (its value is the position it reads). With
-        ``in_bytes``, positions are in bytes."""
+        ``in_bytes``, positions are in bytes. With ``binned`` (a buffer overview), a
+        buffer cell is a range of positions (in bytes too) and how often they are read."""
         logical = [("index", "@index")]
         buffer = [("value", "@value")]
         name = "position (bytes)" if in_bytes else "position"
         if not concealed:
             logical += [("value", "@index{value}"), (name, "@index{pos}")]
             buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
+        if binned:
+            span = "positions (bytes)" if in_bytes else "positions"
+            buffer = [(span, "@pos{span}")] + ([] if concealed else [("reads", "@reads")])
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
         tags = self.frames_source.tags[0] if self.frames_source.tags else {}
         in_bytes = tags.get("unit", "elements") != "elements"
-        for name, tips in self.tooltips(self.concealed, in_bytes).items():
+        binned = getattr(self, "binned", False)
+        for name, tips in self.tooltips(self.concealed, in_bytes, binned).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
@@ -719,9 +747,11 @@ def odometer_start(cols: C.Columns, unit_bytes: int = 0) -> str:
     if not n:
         text = WALK_WITHHELD if total else "no elements to walk"
         return f'<span class="candela-odometer" role="status">{text}</span>'
-    p = int(cols.frames["pos"][0])
+    p = int(cols.frames["at" if "at" in cols.frames else "pos"][0])
+    elements = cols.overview.get("elements", total)
+    of = f"{total}" if elements == total else f"{elements:,} ({total} drawn)"
     return (
-        f'<span class="candela-odometer" role="status">element 1 of {total} · index '
+        f'<span class="candela-odometer" role="status">element 1 of {of} · index '
         f'<b class="candela-odometer-index">{cols.logical["index"][0]}</b> · '
         f"start at the offset: {position_text(p, unit_bytes=unit_bytes)}</span>"
     )

@@ -19,19 +19,25 @@ __all__ = ["as_tensor", "compare", "ensure_extension", "in_notebook", "show"]
 
 
 def _layout_tensor(layout):
-    # Each buffer value is its own position, as Tensor.arange has it.
+    # Each buffer value is its own position, as Tensor.arange has it: made only when small
+    # enough to draw cell by cell, else a buffer never made (its values are its positions).
     from candela import InvalidShape, Tensor
+    from candela import tuples as T
+
+    from .columns import DETAIL_LIMIT
+    from .pipeline import positions_buffer
 
     if layout.len == 0:
         return Tensor(np.arange(0, dtype=np.int64), layout)
-    positions = layout.positions()
-    lo, hi = int(positions.min()), int(positions.max())
+    lo, hi = T.position_bounds(layout.shape, layout.stride, layout.offset)
     if lo < 0:
         raise InvalidShape(
             f"layout {layout} reads position {lo}, before the buffer's start; "
             "give it an offset of at least " + str(-lo + layout.offset),
             layout=layout,
         )
+    if hi + 1 > DETAIL_LIMIT:
+        return Tensor(positions_buffer(hi + 1), layout)
     return Tensor(np.arange(hi + 1, dtype=np.int64), layout)
 
 

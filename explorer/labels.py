@@ -47,13 +47,21 @@ LABEL_KEYS = (
 #: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
 #: measures labels asynchronously and read past the new end: a RangeError).
 LABEL_BLOCKS = {
-    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile"],
-    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "offset_mark", "offset"],
+    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile", "gap"],
+    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "drawn", "offset_mark", "offset"],
 }
 
 
+#: Up to this many marks of what a summarised grid leaves out (``⋯``, ``⋮``).
+GAP_LIMIT = 256
+#: Up to this many dots on the cells of a buffer overview that drawn elements read.
+DRAWN_LIMIT = 128
+
+
 def block_size(kind: str) -> int:
-    return {"tile": TILE_LIMIT, "offset_mark": 1, "offset": 1}.get(kind, C.LABEL_LIMIT)
+    return {
+        "tile": TILE_LIMIT, "gap": GAP_LIMIT, "drawn": DRAWN_LIMIT, "offset_mark": 1, "offset": 1
+    }.get(kind, C.LABEL_LIMIT)  # fmt: skip
 
 
 def _font(px: float) -> str:
@@ -119,17 +127,36 @@ def label_blocks(
                 text = data[kind]
                 if kind == "pos_label" and unit_bytes != 1:
                     text = _in_bytes(text, unit_bytes)
+                font = min(px * scale, cell * FONT_SHARE[kind], _fits(text, cell, kind))
+                if font < MIN_FONT:  # too long for its cell at any readable size: hover tells
+                    blocks.append([kind, None])
+                    continue
                 rows = {
                     "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
-                    "size": _font(min(px * scale, cell * FONT_SHARE[kind])),
+                    "size": _font(font),
                     "align": align, "baseline": baseline, "x_offset": 0.0,
                     "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                 }  # fmt: skip
             blocks.append([kind, rows])
+        if fig == "buffer":  # which cells of an overview the drawn elements read
+            blocks.append(["drawn", None if concealed else _drawn_dots(cols, cell)])
         blocks += _extra_labels(fig, cols, cell, scale, offset_at)
         out[fig] = blocks
     return out
+
+
+#: The smallest font (px) a cell's label is drawn at.
+MIN_FONT = 7
+#: The widest a label may be, as a share of its cell (the rest parts it from the next).
+LABEL_WIDTH = {"value_label": 0.92, "pos_label": 0.92, "reads_label": 0.5}
+
+
+def _fits(text, cell: float, kind: str) -> float:
+    """The largest font (px) at which the longest of ``text`` fits its share of a cell:
+    a digit is about 0.6 of the font wide (a 5-digit value over a 40 px cell is 12 px)."""
+    longest = max((len(t) for t in text), default=0)
+    return LABEL_WIDTH[kind] * cell / (0.6 * longest) if longest else float("inf")
 
 
 def _in_bytes(labels, unit_bytes: int) -> list[str]:
@@ -197,6 +224,35 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 6.2) * scale:
             name.update(align="right", x_offset=-8.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
+    return [*_tile_labels(cols, cell, scale), _gap_labels(cols, cell, scale)]
+
+
+def _drawn_dots(cols: C.Columns, cell: float) -> dict | None:
+    # A dot in each cell of the buffer's overview that a drawn element reads.
+    dots = cols.drawn_reads
+    if not len(dots["x"]) or cell < 4:
+        return None
+    return {
+        "x": dots["x"], "y": dots["y"], "text": ["●"] * len(dots["x"]), "color": dots["color"],
+        "size": _font(max(4.0, 0.6 * cell)), "align": "center", "baseline": "middle",
+        "x_offset": 0.0, "y_offset": 0.0, "style": "normal",
+    }  # fmt: skip
+
+
+def _gap_labels(cols: C.Columns, cell: float, scale: float) -> list:
+    # The marks where a summarised grid leaves elements out, in the middle of their slot.
+    gaps = cols.gaps
+    if not len(gaps["text"]) or cell < 4:
+        return ["gap", None]
+    return ["gap", {
+        "x": gaps["x"], "y": gaps["y"], "text": gaps["text"],
+        "color": [C.PAGE_TEXT] * len(gaps["text"]),
+        "size": _font(max(8.0, min(16 * scale, 0.8 * cell))), "align": "center",
+        "baseline": "middle", "x_offset": 0.0, "y_offset": 0.0, "style": "bold",
+    }]  # fmt: skip
+
+
+def _tile_labels(cols: C.Columns, cell: float, scale: float) -> list:
     texts = cols.tiles["text"]
     if not len(texts) or len(texts) > TILE_LIMIT:
         return [["tile", None]]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,9 +37,15 @@ if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the
 # One item of a subscript: an integer, a slice, and (in ``[...]`` only) None or ``...``.
 SliceItem = int | slice | None | type(Ellipsis)
 
-#: The largest number of elements a step may produce: walking or copying more
-#: would take the page (and the server's memory) down with it.
-MAX_ELEMENTS = 1 << 20
+#: The largest number of elements a state may have (4096 x 4096): a layout costs
+#: nothing to hold whatever its size, and a tensor too large to draw cell by cell is
+#: drawn as an overview worked out a chunk at a time, but that overview takes time in
+#: proportion to the elements (about 10 ns each): this bound keeps one edit under a
+#: fifth of a second of the server's time.
+MAX_ELEMENTS = 1 << 24
+#: The largest number of elements a step may copy into a new buffer (``as_contiguous``,
+#: a ``reshape`` strides cannot say): a copy is memory, 8 bytes an element.
+MAX_COPY = 1 << 22
 #: The most axes a state may have: the page draws up to this many.
 MAX_RANK = 8
 
@@ -460,7 +467,15 @@ def apply_step(tensor: Tensor, step: Step) -> Tensor:
     op = REGISTRY.get(step.name)
     if op is None:
         raise ValueError(suggestion(step.name))
-    result = op.apply(tensor, step.args)
+    buffer = getattr(tensor, "buffer", None)
+    if (
+        (op.copies or step.name in _MAY_COPY)
+        and buffer is not None
+        and (len(tensor.layout) > MAX_COPY or values_are_positions(buffer))
+    ):
+        result = _copying(op, tensor, step)
+    else:
+        result = op.apply(tensor, step.args)
     layout = getattr(result, "layout", result)  # a Tensor's, or a bare Layout
     if layout.rank > MAX_RANK:
         raise ValueError(
@@ -472,6 +487,59 @@ def apply_step(tensor: Tensor, step: Step) -> Tensor:
             f"the explorer handles at most {MAX_ELEMENTS:,}"
         )
     return result
+
+
+#: Steps that may copy the tensor into a new buffer besides those marked ``copies``.
+_MAY_COPY = frozenset({"reshape", "flatten", "ravel"})
+
+
+#: The positions buffers made, by id (see :func:`positions_buffer`).
+_POSITIONS: dict[int, weakref.ref] = {}
+
+
+def positions_buffer(size: int):
+    """A buffer of ``size`` int64 cells standing for one whose value is its position
+    (``arange``), made of no memory: zeros the system gives as untouched pages, never
+    written. :func:`values_are_positions` tells it apart, and what reads values there
+    takes the position instead; a step that would copy it copies the positions
+    (:func:`apply_step`). Reading its zeros is harmless, never a value shown."""
+    import numpy as np
+
+    buffer = np.zeros(size, dtype=np.int64)
+    buffer.flags.writeable = False
+    key = id(buffer)
+    _POSITIONS[key] = weakref.ref(buffer, lambda _ref: _POSITIONS.pop(key, None))
+    return buffer
+
+
+def values_are_positions(buffer) -> bool:
+    """Whether ``buffer`` is a :func:`positions_buffer` (an ``arange`` never made)."""
+    ref = _POSITIONS.get(id(buffer))
+    return ref is not None and ref() is buffer
+
+
+def _copying(op, tensor: Tensor, step: Step):
+    """``op`` applied to ``tensor`` where it might copy a buffer too large to copy or one
+    never made: the step is tried on a bool buffer (a byte a cell). A copy of more than
+    :data:`MAX_COPY` elements is refused; a copy of a positions buffer holds the positions
+    its walk read (a packed copy holds its values in walk order), a view keeps it."""
+    import numpy as np
+
+    from candela import Tensor
+
+    probe = np.zeros(len(tensor.buffer), dtype=np.bool_)
+    tried = op.apply(Tensor(probe, tensor.layout), step.args)
+    copied = not np.shares_memory(tried.buffer, probe)
+    if copied and len(tensor.layout) > MAX_COPY:
+        raise ValueError(
+            f"it copies {len(tensor.layout):,} elements into a new buffer; "
+            f"the explorer copies at most {MAX_COPY:,}"
+        )
+    if not values_are_positions(tensor.buffer):
+        return op.apply(tensor, step.args)
+    if copied:
+        return Tensor(np.asarray(tensor.layout.positions(), dtype=np.int64), tried.layout)
+    return Tensor(tensor.buffer, tried.layout)
 
 
 def apply(steps: list[Step], start: Tensor) -> list[Tensor]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import param
 
-from .columns import columns_for
+from .columns import DETAIL_LIMIT, columns_for
 from .fields import UNITS
 from .pipeline import (
     INT64_MAX,
@@ -29,6 +29,7 @@ from .pipeline import (
     format_pipeline,
     format_step,
     parse,
+    positions_buffer,
 )
 
 #: Longest pipeline text accepted, so a pasted novel cannot stall the parser.
@@ -172,14 +173,19 @@ class Result:
 def evaluate(shape: object, ops: str, start=None) -> Result:
     """Evaluate a shape and a pipeline; raise :class:`StateError` saying what is wrong.
 
-    ``start`` is a tensor to begin from instead of ``Tensor.arange(shape)``.
+    ``start`` is a tensor to begin from instead of ``Tensor.arange(shape)``. A start
+    too large to draw cell by cell is an ``arange`` whose buffer is never made (its
+    values are its positions: :func:`explorer.columns.positions_buffer`).
     """
-    from candela import OpError, Tensor
+    from candela import Layout, OpError, Tensor
 
     if start is None:
         size = parse_shape(shape)
         try:
-            start = Tensor.arange(size)
+            if math.prod(size) > DETAIL_LIMIT:
+                start = Tensor(positions_buffer(math.prod(size)), Layout(size))
+            else:
+                start = Tensor.arange(size)
         except (OpError, ValueError) as exc:
             raise StateError(f"shape `{shape_text(size)}`: {exc}") from exc
     else:
@@ -413,6 +419,11 @@ class ExplorerState(param.Parameterized):
         if old is not None and old.states[0] is start and old.ops == text:
             return
         try:
+            if len(start.buffer) > DETAIL_LIMIT:  # the shared lane draws every buffer cell
+                raise StateError(
+                    f"two views share a lane of every buffer cell, at most {DETAIL_LIMIT:,}; "
+                    f"this buffer has {len(start.buffer):,}"
+                )
             result = evaluate(None, text, start)
         except StateError as exc:
             kept = old if old is not None and old.states[0] is start else None

@@ -200,21 +200,36 @@ export function render(args, k, sync = true) {
 
   const index = escape(logical.data.index[k])
   const unit = unitOf(args)
+  // A summarised grid (columns.overview_columns) walks only the drawn elements: its
+  // frames hold each one's true position (`at`), its number in the whole walk (`flat`)
+  // and how many elements the step from the drawn one before passes over (`skip`).
+  const at = frames.data.at
+  const here = at ? at[k] : pos
+  const before = at ? at[Math.max(k - 1, 0)] : prev
+  const skip = frames.data.skip?.[k] ?? 0
+  const elements = Number(tagsOf(args).elements ?? total)
+  const number = frames.data.flat ? frames.data.flat[k] + 1 : k + 1
   let step
   if (k === 0) {
-    step = `start at the offset: ${positionText(unit, null, pos)}`
+    step = `start at the offset: ${positionText(unit, null, here)}`
   } else {
     const sign = delta >= 0 ? "+" : "−"
     const word = delta < 0 ? "backward" : delta === 0 ? "stays" : "forward"
     const amount = `${sign}${Math.abs(delta) * unit.scale}${unit.bytes ? " bytes" : ""}`
-    step = `axis <span class="candela-odometer-axis">${axis}</span> stepped · ` +
-      `<span class="candela-odometer-delta">${amount}</span> = adj_stride[${axis}] ` +
-      `(${word}) · ${positionText(unit, prev, pos)}`
+    const how = skip > 0
+      ? `moved on past ${skip.toLocaleString("en")} element${skip === 1 ? "" : "s"} not drawn · ` +
+        `<span class="candela-odometer-delta">${amount}</span> (${word})`
+      : `stepped · <span class="candela-odometer-delta">${amount}</span> = ` +
+        `adj_stride[${axis}] (${word})`
+    step = `axis <span class="candela-odometer-axis">${axis}</span> ${how} · ` +
+      `${positionText(unit, before, here)}`
   }
   const more = k === n - 1 && n < total ? ` · ${NEXT_WITHHELD}` : ""
+  const of = elements === total ? `${total}` : `${elements.toLocaleString("en")} (${total} drawn)`
   setOdometer(args,
-    `<span class="candela-odometer" role="status">element ${k + 1} of ${total} · index ` +
-    `<b class="candela-odometer-index">${index}</b> · ${step}${more}</span>`, sync)
+    `<span class="candela-odometer" role="status">element ${number.toLocaleString("en")} ` +
+    `of ${of} · index <b class="candela-odometer-index">${index}</b> · ${step}${more}</span>`,
+    sync)
 }
 
 function stop(args, st) {

@@ -37,9 +37,11 @@ LANE_MAX_PX = 300
 
 
 def _reads(tensor, size: int) -> np.ndarray:
+    # Counted a chunk of positions at a time: a broadcast of a small buffer can walk
+    # millions of elements, and its positions are never all made at once.
     if tensor.len == 0:
         return np.zeros(size, dtype=np.int64)
-    return np.bincount(tensor.positions(), minlength=size)[:size]
+    return C.binned_reads(tensor.layout, size, 1)[0][:size]
 
 
 def alias_columns(first, second) -> dict:

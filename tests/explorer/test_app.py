@@ -228,14 +228,16 @@ def test_as_contiguous_says_it_copied():
     assert list(ex.figures.buffer_source.data["value"]) == ex.tensor.buffer.tolist()
 
 
-def test_too_many_elements_show_a_summary_not_cells():
+def test_too_many_elements_draw_the_edges_of_each_axis():
     ex = Explorer(shape=(256, 256), ops=".transpose()")
-    assert ex.error is None and ex.summary_pane.visible
-    assert "65,536 elements" in ex.summary_pane.object
-    assert len(ex.figures.logical_source.data["x"]) == 0
+    assert ex.error is None and not ex.summary_pane.visible
+    assert "65,536 elements" in ex.logical_heading.object
+    # NumPy's edge items: 3 first and 3 last of each axis.
+    assert len(ex.figures.logical_source.data["x"]) == 36
+    assert len(ex.figures.frames_source.data["pos"]) == 36
     assert field(ex, "shape") == "(256, 256)"
     ex.shape = (64, 64)
-    assert not ex.summary_pane.visible and len(ex.figures.logical_source.data["x"]) == 4096
+    assert len(ex.figures.logical_source.data["x"]) == 4096
 
 
 def test_models_are_named_for_tests_and_scripts_to_find():
@@ -339,7 +341,7 @@ def test_parse_shape_reads_text_and_sequences(text, shape):
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "2048,2048", True, 2.0, (3, "4"), None]
+    "bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "4097,4096", True, 2.0, (3, "4"), None]
 )
 def test_parse_shape_refuses_with_a_message(bad):
     with pytest.raises(StateError):
@@ -419,10 +421,14 @@ def test_a_failing_callback_becomes_one_log_line_and_a_message_on_its_page(caplo
     assert "RecursionError" in ex.error and ex.layout.shape == (3, 4)
 
 
-def test_a_summary_says_so_in_its_headings():
+def test_a_summarised_grid_says_so_in_its_headings():
     ex = Explorer(shape=(300, 300))
-    assert ex.columns.summary
-    assert "90,000 elements, too many to draw" in ex.logical_heading.object
-    assert "per row" not in ex.buffer_heading.object and "90,000 cells" in ex.buffer_heading.object
+    assert ex.columns.overview
+    assert "90,000 elements; drawn: the first and last 3" in ex.logical_heading.object
+    assert "per row" not in ex.buffer_heading.object
+    bins = ex.columns.overview["bin"]
+    assert f"90,000 cells, drawn as {-(-90000 // bins):,} of {bins} positions" in (
+        ex.buffer_heading.object
+    )
     ex.shape = (3, 4)
     assert "12 cells, 12 per row" in ex.buffer_heading.object

@@ -1,0 +1,272 @@
+"""A tensor too large to draw cell by cell: the grid draws NumPy's edge items of each axis,
+the buffer an overview of its whole span, and the walk the drawn elements.
+
+Laws, with NumPy as the oracle: the drawn indices of each axis are those
+``np.array2string`` prints with the same ``edgeitems``; each drawn element's position and
+value are ``as_strided``'s at that index; the overview's read counts are the
+``np.bincount`` of the walk's positions, binned."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from candela import Layout, Tensor
+from explorer import columns as C
+from explorer.pipeline import MAX_COPY, MAX_ELEMENTS, positions_buffer, values_are_positions
+from explorer.state import StateError, evaluate
+
+
+def numpy_edge_items(n: int, edge: int) -> list[int]:
+    # The indices NumPy prints of an axis of n with `edgeitems=edge`, summarising.
+    text = np.array2string(np.arange(n), threshold=0, edgeitems=edge, separator=",")
+    return [int(v) for v in re.findall(r"\d+", text)]
+
+
+@st.composite
+def strided(draw, max_axis=9):
+    """A tensor over an arange buffer: any strides (negative, zero: broadcasts, overlaps)."""
+    shape = tuple(draw(st.lists(st.integers(0, max_axis), min_size=1, max_size=4)))
+    stride = tuple(draw(st.lists(st.integers(-4, 4), min_size=len(shape), max_size=len(shape))))
+    low = sum(min(0, s) * (n - 1) for s, n in zip(stride, shape) if n)
+    high = sum(max(0, s) * (n - 1) for s, n in zip(stride, shape) if n)
+    offset = -low + draw(st.integers(0, 3))
+    size = offset + high + 1 + draw(st.integers(0, 3))
+    virtual = draw(st.booleans())
+    buffer = positions_buffer(size) if virtual else np.arange(size, dtype=np.int64) * 10
+    return Tensor(buffer, Layout.from_strided(shape, stride, offset)), virtual
+
+
+def oracle(tensor, virtual):
+    # The tensor as NumPy sees it, over a buffer whose values are what the tensor's are.
+    size = len(tensor.buffer)
+    buffer = np.arange(size, dtype=np.int64) * (1 if virtual else 10)
+    layout = tensor.layout
+    item = buffer.itemsize
+    return np.lib.stride_tricks.as_strided(
+        buffer[layout.offset :], layout.shape, [s * item for s in layout.stride]
+    ), np.lib.stride_tricks.as_strided(
+        np.arange(size)[layout.offset :], layout.shape, [s * item for s in layout.stride]
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided(), st.integers(1, 40), st.integers(1, 3))
+def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, limit, edge):
+    tensor, virtual = case
+    shape = tuple(tensor.layout.shape)
+    n = math.prod(shape)
+    cols = C.overview_columns(tensor, limit, 0, edge)
+    o = cols.overview
+    index = [tuple(int(v) for v in re.findall(r"-?\d+", s)) for s in cols.logical["index"]]
+    if n > limit:  # summarised: NumPy's edge items of each axis, all combined in walk order
+        e = o["edge"]
+        assert e <= edge and (e == 1 or o["drawn"] <= limit)
+        expected = [numpy_edge_items(v, e) if v else [] for v in shape]
+    else:
+        expected = [list(range(v)) for v in shape]
+    assert index == list(__import__("itertools").product(*expected))
+    values, positions = oracle(tensor, virtual)
+    at = [positions[i] for i in index]
+    assert cols.frames["at"].tolist() == at
+    assert cols.frames["value"].tolist() == [values[i] for i in index]
+    assert cols.frames["flat"].tolist() == [np.ravel_multi_index(i, shape) for i in index]
+    skips = np.diff([-1, *cols.frames["flat"].tolist()]) - 1
+    assert cols.frames["skip"].tolist() == skips.tolist()
+    # The cursor's cell in the buffer is the bin the position falls in.
+    assert (cols.frames["pos"] == np.asarray(at, dtype=np.int64) // o["bin"]).all()
+    # The overview's cells dotted as read by a drawn element: exactly those bins.
+    if o["bin"] > 1 and at:
+        dotted = set(zip(cols.drawn_reads["x"].tolist(), cols.drawn_reads["y"].tolist()))
+        bins = {p // o["bin"] for p in at}
+        assert dotted == {(cols.buffer["x"][b], cols.buffer["y"][b]) for b in bins}
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided(max_axis=12), st.integers(1, 40), st.integers(1, 30))
+def test_the_overviews_read_counts_are_the_binned_bincount_of_the_walk(case, limit, cells):
+    tensor, _ = case
+    n = tensor.layout.len
+    size = len(tensor.buffer)
+    width = -(-size // cells)
+    reads, first = C.binned_reads(tensor.layout, size, width)
+    positions = np.asarray(tensor.layout.positions(), dtype=np.int64)
+    bins = positions // width
+    assert reads.sum() == n
+    assert reads.tolist() == np.bincount(bins, minlength=len(reads)).tolist()
+    # The first element (walk order) to read each bin colours it.
+    for b in range(len(reads)):
+        hits = np.flatnonzero(bins == b)
+        assert first[b] == (hits[0] if len(hits) else -1)
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 7, 64, 1 << 18])
+def test_positions_in_chunks_are_the_walk(chunk):
+    for shape, ops in [((4, 5, 6), (0, 2, 1)), ((3, 70), (1, 0)), ((130,), (0,))]:
+        layout = Layout(shape).transpose(*ops)
+        got = np.concatenate(
+            [p for _, p in C.position_chunks(layout.shape, layout.stride, 0, chunk)]
+        )
+        assert got.tolist() == list(layout.positions())
+
+
+def test_a_grid_of_300_by_300_marks_its_gaps():
+    cols = C.columns_for(Tensor.arange((300, 300)))
+    gaps = cols.gaps["text"]
+    # A gap column in each of the 6 drawn rows, a gap row under each of 6 columns, a corner.
+    assert sorted(gaps) == sorted(["⋯"] * 6 + ["⋮"] * 6 + ["⋱"])
+    assert len(cols.logical["x"]) == 36 and cols.overview["summarised"] == [0, 1]
+
+
+def test_the_channels_last_image_batch_is_drawn_with_true_indices():
+    result = evaluate("16,3,224,224", ".permute(0,2,3,1)")
+    assert values_are_positions(result.tensor.buffer)  # 2.4 M elements, no buffer made
+    cols = C.columns_for(result.tensor)
+    assert cols.overview["elements"] == 16 * 3 * 224 * 224
+    assert cols.overview["drawn"] == 6 * 6 * 6 * 3
+    assert cols.logical["index"][-1] == "(15, 223, 223, 2)"
+    assert cols.frames["at"][-1] == 16 * 3 * 224 * 224 - 1
+    assert cols.buffer["reads"].sum() == 16 * 3 * 224 * 224
+    assert len(cols.buffer["x"]) <= C.OVERVIEW_CELLS
+    # Tiles: the first and last 3 of axes 0 and 1, each header with its true indices.
+    assert cols.tiles["text"][3] == "[0, 221, :, :]" and len(cols.tiles["text"]) == 36
+
+
+@pytest.mark.parametrize(
+    "ops", [".T.contiguous()", ".T.reshape(-1)", ".T[::7].as_contiguous()", ".T.flatten()"]
+)
+def test_a_copy_of_a_buffer_never_made_holds_what_numpy_copies(ops):
+    big = evaluate("70,80", ops)
+    real = np.arange(70 * 80).reshape(70, 80).T
+    expected = {
+        ".T.contiguous()": real,
+        ".T.reshape(-1)": real.reshape(-1),
+        ".T[::7].as_contiguous()": real[::7],
+        ".T.flatten()": real.reshape(-1),
+    }[ops]
+    assert big.tensor.to_numpy().tolist() == expected.tolist() and big.copied
+
+
+def test_the_bounds_name_their_values():
+    with pytest.raises(StateError, match=f"more than the {MAX_ELEMENTS:,}"):
+        evaluate(f"{MAX_ELEMENTS + 1}", "")
+    with pytest.raises(StateError, match=f"copies at most {MAX_COPY:,}"):
+        evaluate("2048,4096", ".T.contiguous()")
+    # A view of as many elements copies nothing and is drawn.
+    assert evaluate("4096,4096", ".T").layout.len == MAX_ELEMENTS
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 12), min_size=1, max_size=6).map(tuple),
+    st.integers(1, 60),
+    st.integers(1, 3),
+)
+def test_drawn_cells_and_gap_marks_never_overlap_and_stay_in_the_grid(shape, limit, edge):
+    tensor = Tensor(positions_buffer(math.prod(shape)), Layout(shape))
+    cols = C.overview_columns(tensor, limit, 0, edge)
+    cells = set(zip(cols.logical["x"].tolist(), cols.logical["y"].tolist()))
+    marks = list(zip(np.asarray(cols.gaps["x"]).tolist(), np.asarray(cols.gaps["y"]).tolist()))
+    assert len(cells) == len(cols.logical["x"])  # one cell per drawn element
+    assert not cells & set(marks) and len(set(marks)) == len(marks)
+    for x, y in [*cells, *marks]:
+        assert 0 <= x <= cols.grid.width - 1 and -(cols.grid.height - 1) <= y <= 0
+    # A mark for every gap: each summarised axis leaves a gap where its indices jump.
+    if cols.overview["summarised"]:
+        assert marks
+
+
+def test_two_views_of_a_buffer_too_large_for_their_lane_are_refused_by_name():
+    from explorer.state import ExplorerState
+
+    st_ = ExplorerState(shape=(100, 100), ops=".T")
+    st_.compare = ".T"
+    assert st_.error.startswith("compare: ") and "at most 4,096; this buffer has 10,000" in (
+        st_.error
+    )
+    assert st_.compare_result is None and st_.result.ops == ".T"
+
+
+PEAK_PROBE = """
+import re, sys
+from explorer.state import ExplorerState
+def status(key):
+    return int(re.search(key + r":\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024
+ExplorerState(shape=(3, 4))  # what a server holds before the URL
+try:
+    open("/proc/self/clear_refs", "w").write("5")  # the peak starts again here
+except OSError:
+    print("no way to reset the peak")
+    sys.exit()
+before = status("VmRSS")
+state = ExplorerState(shape=sys.argv[1], ops=sys.argv[2], compare=sys.argv[3])
+assert state.error is None, state.error
+print(status("VmHWM") - before)
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/clear_refs"), reason="Linux")
+@pytest.mark.parametrize(
+    "shape, ops, compare", [("4096,4096", ".T", ""), ("4096", ".broadcast((4096, 4096))", ".T")]
+)
+def test_a_url_of_16_million_elements_holds_no_memory_in_proportion(shape, ops, compare):
+    # Its int64 buffer would be 128 MB, its positions as many: the server's peak resident
+    # memory grows by a small fraction of that.
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", PEAK_PROBE, shape, ops, compare],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if "no way" in run.stdout:
+        pytest.skip("this system cannot reset a process's peak memory")
+    assert float(run.stdout.split()[-1]) < 16, run.stdout
+
+
+@pytest.mark.parametrize("cell", [20.0, 30.0, 46.0])
+@pytest.mark.parametrize("query", [((300, 300), ".T"), ((3, 4), ""), ((70, 3), ".T")])
+def test_a_cells_label_fits_its_cell_or_is_left_to_hover(cell, query):
+    from explorer import labels as L
+
+    cols = C.columns_for(evaluate(*query).tensor)
+    for blocks in L.label_blocks(
+        cols, {"logical": cell, "buffer": cell}, 1.0, None, False
+    ).values():
+        for kind, rows in blocks:
+            if rows is None or kind not in L.LABEL_WIDTH:
+                continue
+            px = float(rows["size"].removesuffix("px"))
+            assert px >= L.MIN_FONT
+            assert 0.6 * px * max(len(t) for t in rows["text"]) <= L.LABEL_WIDTH[kind] * cell + 1e-9
+
+
+@pytest.mark.parametrize(
+    "shape, ops, view",
+    [
+        ("16,3,224,224", ".permute(0,2,3,1)", lambda a: a.transpose(0, 2, 3, 1)),
+        ("4096,4096", ".T[::-3]", lambda a: a.T[::-3]),
+        ("4096", ".broadcast((4096, 4096))", lambda a: np.broadcast_to(a, (4096, 4096))),
+    ],
+)
+def test_fields_of_a_large_layout_are_numpys_worked_out_from_the_layout_alone(shape, ops, view):
+    # NumPy's strides of the same view of a one-byte array (bytes are elements), its flags;
+    # and nothing in proportion to the elements: well under a second for 16 M.
+    import time
+
+    from explorer.fields import field_values
+
+    sizes = tuple(int(v) for v in shape.split(","))
+    a = view(np.zeros(sizes, dtype=np.int8))
+    t0 = time.perf_counter()
+    layout = evaluate(shape, ops).layout
+    fields = field_values(layout)
+    assert time.perf_counter() - t0 < 1.0
+    assert fields["shape"] == str(a.shape) and fields["stride"] == str(a.strides)
+    assert fields["len"] == str(a.size)
+    assert fields["is-contiguous"] == str(a.flags.c_contiguous)
