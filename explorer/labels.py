@@ -21,20 +21,23 @@ from . import columns as C
 from .kept import Kept, freeze
 from .marks import frame_rings
 
+#: The smallest text a figure draws (px): a label that would be smaller is not drawn (hover
+#: still tells). Text under 12 px is hard to read, on a phone above all.
+LEAST_FONT = 12
 #: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
 #: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
-#: cells and drop below that size (hover still tells), so they never overlap.
+#: cells and drop below that size or below LEAST_FONT, so they never overlap.
 LOGICAL_LABELS = (
     ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
-    ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
+    ("pos_label", "x", "y", "center", "middle", 12, 11, False, 36),
 )
 BUFFER_LABELS = (
     ("value_label", "x", "y", "center", "middle", 14, 2, False, 22),
-    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False, 34),
-    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True, 30),
+    ("pos_label", "x_left", "y_top", "left", "top", 12, 0, False, 34),
+    ("reads_label", "x_right", "y_bottom", "right", "bottom", 12, 0, True, 30),
 )
 #: A label's font is at most this share of its cell's size.
-FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
+FONT_SHARE = {"value_label": 0.42, "pos_label": 0.3, "reads_label": 0.3}
 #: Label kinds that would answer a question about positions: hidden while one waits.
 POSITION_LABELS = frozenset({"pos_label", "reads_label"})
 #: Up to this many tile headers (rank > 2); a shape with more has none (too small to read).
@@ -113,7 +116,10 @@ def label_blocks(
         cell = cells.get(fig, 0.0)
         blocks = []
         for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
+            font = min(px * scale, cell * FONT_SHARE[kind])
             shown = cols.labels and cell >= min_cell * scale and len(data[kind])
+            shown = shown and font >= LEAST_FONT - 0.01
+            font = max(font, LEAST_FONT)
             rows = None
             if shown and not (concealed and kind in POSITION_LABELS):
                 text = data[kind]
@@ -122,7 +128,7 @@ def label_blocks(
                 rows = {
                     "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
-                    "size": _font(min(px * scale, cell * FONT_SHARE[kind])),
+                    "size": _font(font),
                     "align": align, "baseline": baseline, "x_offset": 0.0,
                     "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                 }  # fmt: skip
@@ -186,15 +192,17 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         x, y = offset_at
         common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
                   "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
-        mark = {**common, "text": ["▲"], "color": [C.OFFSET],
-                "size": _font(min(13 * scale, max(8.0, 0.7 * cell)))}  # fmt: skip
-        if cell < 12 * scale:  # rows too close for the name: the marker alone, hover tells
+        # The marker is text too: the pink that is 4.5:1 on white and on black alike (the
+        # offset's own swatch pink is 3:1 on white).
+        mark = {**common, "text": ["▲"], "color": [C.OFFSET_TEXT],
+                "size": _font(min(13 * scale, max(float(LEAST_FONT), 0.7 * cell)))}  # fmt: skip
+        if cell < 14 * scale:  # rows too close for the name: the marker alone, hover tells
             return [["offset_mark", mark], ["offset", None]]
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
-                "size": _font(10 * scale), "x_offset": 8.0 * scale}  # fmt: skip
+                "size": _font(LEAST_FONT * scale), "x_offset": 8.0 * scale}  # fmt: skip
         # The name goes right of the marker, or left of it where the figure ends first
-        # (about 6 characters of 10 px, past the 8 px gap).
-        if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 6.2) * scale:
+        # (about 6 characters of 12 px, past the 8 px gap).
+        if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 7.4) * scale:
             name.update(align="right", x_offset=-8.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
     texts = cols.tiles["text"]
@@ -204,9 +212,11 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
     # tile's first row (the frame reaches past the cell's edge), within the row above.
     clear = frame_reach(cell) + 1
     room = cell * tile_room(cols.grid)
-    font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)), cell * TILE_ROW - clear)
-    if font < 7:
+    font = min(LEAST_FONT * scale, room / (0.62 * max(len(t) for t in texts)),
+               cell * TILE_ROW - clear)  # fmt: skip
+    if font < LEAST_FONT - 0.01:  # (cells sized by tile_cell give LEAST_FONT, give or take)
         return [["tile", None]]
+    font = max(font, LEAST_FONT)
     return [["tile", {
         "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": cols.tiles["text"],
         "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
@@ -220,7 +230,7 @@ def tile_room(grid) -> float:
 
 
 #: The smallest font (px) a tile header is drawn at; its cells are made large enough.
-TILE_FONT = 9
+TILE_FONT = LEAST_FONT
 
 
 def tile_cell(cols: C.Columns, scale: float) -> float:

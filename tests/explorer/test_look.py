@@ -220,7 +220,7 @@ def test_every_tile_up_to_rank_8_has_its_header_and_values(shape):
     assert len(headers) == leading
     assert {text for text, _ in headers} == set(cols.tiles["text"])
     for text, font in headers:
-        assert font >= 9
+        assert font >= 12
         inner = [part.strip() for part in text.strip("[]").split(",")]
         assert len(inner) == len(shape) and inner[-2:] == [":", ":"]
         assert 0.62 * font * len(text) <= cell * (shape[-1] + 1) + 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
+from contrast import FIGURE_TEXTS_JS
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -77,7 +78,15 @@ def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):
 
 
 @pytest.mark.parametrize(
-    "query", ["?shape=3,4&ops=.transpose()", "?shape=2,3,4", "?shape=64,64", "?lesson=transpose"]
+    "query",
+    [
+        "?shape=3,4&ops=.transpose()",
+        "?shape=2,3,4",
+        "?shape=64,64",
+        "?lesson=transpose",
+        "?shape=2,2,2,2,2",
+        "?shape=3,4&ops=%5B1%3A%2C%202%3A%5D",  # an offset: its marker and name
+    ],
 )
 def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_server, query):
     page.set_viewport_size({"width": 390, "height": 844})
@@ -86,3 +95,7 @@ def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_s
     page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
     small = [t for t in page.evaluate(TEXTS_JS) if t["px"] < 12]
     assert not small, small
+    # The figures' own text, drawn on their canvases (cell labels, tile headers, the
+    # offset's marker and name), too.
+    small = [t for t in page.evaluate(FIGURE_TEXTS_JS) if t["px"] < 12]
+    assert not small, small[:5]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
-from contrast import low_contrast
+from contrast import FIGURE_TEXTS_JS, low_contrast, low_contrast_figure_texts
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -56,6 +56,19 @@ def test_every_text_is_legible_light_and_dark(page, explorer_server, scheme, que
     bad = low_contrast(page)
     page.screenshot(path=f"/tmp/theme-{scheme}-{'dark' if dark else 'light'}.png")
     assert not bad, bad
+    # The figures' own text too: cell labels on their cells, tile headers and the offset's
+    # marker and name on the page.
+    assert not low_contrast_figure_texts(page)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_offset_marker_reads_at_4_5_to_1_light_and_dark(page, explorer_server, theme):
+    # An offset into a wider buffer: the marker and its name drawn under a cell.
+    _open(page, explorer_server, f"?shape=3,4&ops=%5B1%3A%2C%202%3A%5D&theme={theme}")
+    texts = page.evaluate(FIGURE_TEXTS_JS)
+    kinds = {t["kind"] for t in texts}
+    assert {"offset_mark", "offset", "value_label"} <= kinds, kinds
+    assert not low_contrast_figure_texts(page)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
