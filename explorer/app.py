@@ -59,7 +59,7 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
-CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 440
 #: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
 FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 #: In presenter mode the lesson panel grows with the screen: 28% of a wide projector's.
@@ -471,7 +471,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
             view.root.css_classes = classes + theme_classes(self.theme)
 
-    def _on_room(self, width: int, height: int) -> None:
+    def _on_room(self, width: int, height: int, figures: int | None = None) -> None:
         # A page says how much room its figures have: its own views' cells sized to it
         # (an explorer shown on two pages has a view in each, each page its own room).
         doc = pn.state.curdoc
@@ -481,7 +481,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if doc is not None and shown_in is not None and shown_in is not doc:
                     continue
                 with pn.io.unlocked():
-                    view.figures.set_room(width, height)
+                    view.figures.set_room(width, height, figures)
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
@@ -573,6 +573,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def _show_error(self, *events) -> None:
         text = inline_html(self.error) if self.error else ""
         self.error_pane.object = f'<div class="candela-error" role="alert">{text}</div>'
+        self._show_controls()
+
+    def _show_controls(self) -> None:
+        # In presenter mode, while a question waits, the controls' column holds nothing to
+        # see (its tools hidden, its fields withheld): gone, so the figures have its room.
+        empty = bool(self.presenter) and bool(self.concealed) and not self.error
+        if self.controls.visible == empty:
+            self.controls.visible = not empty
 
     def _apply_view_state(self, *events) -> None:
         """Presenter mode and concealment, applied whole from the state each time."""
@@ -582,6 +590,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
+            self._show_controls()
             self.download_button.disabled = hidden  # its page holds every field
             self._render_text()
             self.editor.show_steps_now()

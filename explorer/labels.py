@@ -116,12 +116,18 @@ def label_blocks(
         cell = cells.get(fig, 0.0)
         blocks = []
         for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
-            font = min(px * scale, cell * FONT_SHARE[kind])
-            shown = cols.labels and cell >= min_cell * scale and len(data[kind])
-            shown = shown and font >= LEAST_FONT - 0.01
-            font = max(font, LEAST_FONT)
             rows = None
-            if shown and not (concealed and kind in POSITION_LABELS):
+            if _shown(cols, cell, scale, kind, px, min_cell, data) and not (
+                concealed and kind in POSITION_LABELS
+            ):
+                font = max(min(px * scale, cell * FONT_SHARE[kind]), LEAST_FONT)
+                if fig == "logical" and kind == "value_label":
+                    # Above the position label that shares its cell, or in the middle.
+                    _, _, _, _, _, pos_px, _, _, pos_min = LOGICAL_LABELS[1]
+                    if concealed or not _shown(
+                        cols, cell, scale, "pos_label", pos_px, pos_min, data
+                    ):
+                        y_offset = 0
                 text = data[kind]
                 if kind == "pos_label" and unit_bytes != 1:
                     text = _in_bytes(text, unit_bytes)
@@ -136,6 +142,15 @@ def label_blocks(
         blocks += _extra_labels(fig, cols, cell, scale, offset_at)
         out[fig] = blocks
     return out
+
+
+def _shown(cols: C.Columns, cell: float, scale: float, kind, px, min_cell, data) -> bool:
+    # A label kind shows in cells of at least its least size (at scale 1: enlarged, in any
+    # cell its font fits) at a font of LEAST_FONT or more.
+    font = min(px * scale, cell * FONT_SHARE[kind])
+    return bool(cols.labels and cell >= min_cell and len(data[kind])) and (
+        font >= LEAST_FONT - 0.01
+    )
 
 
 def _in_bytes(labels, unit_bytes: int) -> list[str]:

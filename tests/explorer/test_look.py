@@ -18,7 +18,7 @@ from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
 from explorer.figures import FRAME_RINGS, Figures, frame_rings
-from explorer.labels import BUFFER_LABELS, FONT_SHARE, LOGICAL_LABELS
+from explorer.labels import BUFFER_LABELS, FONT_SHARE, LEAST_FONT, LOGICAL_LABELS
 
 
 def luminance(color: str) -> float:
@@ -141,7 +141,8 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
                 assert widest <= cell["logical-figure"] * (shape[-1] + 1) + 1
             elif kind in FONT_SHARE:
                 assert font <= FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
-                assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] * scale
+                # Shown in cells of its least size (at scale 1), never under 12 px.
+                assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] and font >= LEAST_FONT
 
 
 def test_every_labels_source_keeps_one_length_and_its_padding_draws_nothing():
