@@ -118,7 +118,8 @@ class _View:
             ex.summary_pane,
             css_classes=["candela-views"],
             sizing_mode="stretch_width",
-            # Takes the room the other columns leave, down to 320 px, then wraps below.
+            # Takes the room the other columns leave, down to 480 px (320 px in a narrow
+            # explorer, theme.css: a notebook's output), then wraps below.
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
         self.views = views
@@ -134,8 +135,13 @@ class _View:
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
             # least width; this one wraps them, and is as narrow as the screen.
-            styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
-        )
+            # Its width is what theme.css asks of (a container): a narrow explorer keeps
+            # its figures beside the controls.
+            styles={
+                "flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0",
+                "container-type": "inline-size",
+            },
+        )  # fmt: skip
         # A weak reference: a view kept by Panel must not keep its explorer alive.
         owner = weakref.ref(ex)
         self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)

@@ -595,9 +595,7 @@ class Figures:
             tiled = len(grid.shape) > 2
             top = 0.9 if tiled else 0.0
             wide, tall, column = self._room()
-            # Cells that show their values keep the size to show them (a short window
-            # scrolls); larger cells on a projector, as the room allows.
-            least = LABELLED_CELL / self.scale if cols.labels else MIN_CELL
+            # Larger cells on a projector, as the room allows.
             most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above the buffer for the jump arcs, and below for the offset marker.
@@ -607,6 +605,9 @@ class Figures:
                 for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
             }
             heights = split_height(tall, high, wide_cell)
+            if cols.labels:  # never shorter than their values need (a short window scrolls)
+                for fig, h in high.items():
+                    heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
             cells["logical"] = fit(
                 self.logical_figure,
                 grid.width,
@@ -617,7 +618,7 @@ class Figures:
                 heights["logical"],
                 # A grid of tiles keeps cells that fit each tile's header over it (rank 8
                 # too); one too wide for its panel then scrolls inside it.
-                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0), least) if tiled else least,
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
                 column,
                 most,
             )
@@ -629,7 +630,7 @@ class Figures:
                 wide,
                 self.scale,
                 heights["buffer"],
-                least,
+                MIN_CELL,
                 column,
                 most,
             )

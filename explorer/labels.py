@@ -214,11 +214,11 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         if cell < 14 * scale:  # rows too close for the name: the marker alone, hover tells
             return [["offset_mark", mark], ["offset", None]]
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
-                "size": _font(LEAST_FONT * scale), "x_offset": 8.0 * scale}  # fmt: skip
+                "size": _font(LEAST_FONT * scale), "x_offset": 10.0 * scale}  # fmt: skip
         # The name goes right of the marker, or left of it where the figure ends first
-        # (about 6 characters of 12 px, past the 8 px gap).
-        if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 7.4) * scale:
-            name.update(align="right", x_offset=-8.0 * scale)
+        # (about 6 characters of 12 px, past the 10 px gap).
+        if (cols.buffer_cols - 0.4 - x) * cell < (10 + 6 * 7.4) * scale:
+            name.update(align="right", x_offset=-10.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
     texts = cols.tiles["text"]
     if not len(texts) or len(texts) > TILE_LIMIT:
