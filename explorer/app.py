@@ -481,6 +481,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # A page says how much room its figures have: its own views' cells sized to it
         # (an explorer shown on two pages has a view in each, each page its own room).
         doc = pn.state.curdoc
+        resized = []
         with pn.io.hold():
             for view in self._views:
                 shown_in = view.figures.logical_figure.document
@@ -488,6 +489,11 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     continue
                 with pn.io.unlocked():
                     view.figures.set_room(width, height, figures)
+                resized.append(view)
+        if doc is not None and doc.session_context is None:
+            # In a notebook a message from the page changes the figures' Bokeh models
+            # outside any widget's change, which Panel would send: sent here.
+            pn.io.push_notebook(*(view.root for view in resized))
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
