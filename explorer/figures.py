@@ -595,7 +595,9 @@ class Figures:
             tiled = len(grid.shape) > 2
             top = 0.9 if tiled else 0.0
             wide, tall, column = self._room()
-            # Larger cells on a projector, as the room allows.
+            # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
+            # large tensor on a projector fits its screen too).
+            least = MIN_CELL / self.scale
             most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
             rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
             # Room above the buffer for the jump arcs, and below for the offset marker.
@@ -618,7 +620,7 @@ class Figures:
                 heights["logical"],
                 # A grid of tiles keeps cells that fit each tile's header over it (rank 8
                 # too); one too wide for its panel then scrolls inside it.
-                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else least,
                 column,
                 most,
             )
@@ -630,7 +632,7 @@ class Figures:
                 wide,
                 self.scale,
                 heights["buffer"],
-                MIN_CELL,
+                least,
                 column,
                 most,
             )
