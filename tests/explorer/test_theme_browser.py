@@ -99,3 +99,38 @@ def test_a_notebook_theme_decides_over_the_system(page, explorer_server, noteboo
     want = "rgb(0, 0, 0)" if dark else "rgb(255, 255, 255)"
     page.wait_for_function(f"() => ({BG_JS})() === '{want}'")
     assert not low_contrast(page)
+
+
+#: Each list's arrow colour (the fill of its computed background image) and the list's
+#: background colour.
+ARROWS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName !== "SELECT" || el.multiple || !el.getClientRects().length) continue;
+      const cs = getComputedStyle(el);
+      const fill = decodeURIComponent(cs.backgroundImage).match(/fill=\\\\?"([^"\\\\]+)/);
+      out.push({fill: fill && fill[1], bg: cs.backgroundColor});
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_list_shows_its_arrow_light_and_dark(page, explorer_server, theme):
+    # Bokeh draws a list's arrow black: unseen on the dark theme's black. A control's
+    # graphic needs 3:1 (WCAG 1.4.11).
+    from contrast import contrast, hex_rgb
+
+    _open(page, explorer_server, f"?shape=3,4&theme={theme}")
+    arrows = page.evaluate(ARROWS_JS)
+    assert len(arrows) >= 2, arrows  # the unit and the lesson lists
+    named = {"black": "#000000", "white": "#ffffff", "darkgrey": "#a9a9a9"}
+    for arrow in arrows:
+        fill = named.get(arrow["fill"], arrow["fill"])
+        assert fill and fill.startswith("#"), arrow
+        bg = tuple(int(v) for v in arrow["bg"][arrow["bg"].index("(") + 1 : -1].split(",")[:3])
+        assert contrast(hex_rgb(fill), bg) >= 3, arrow
