@@ -29,7 +29,10 @@ printed beside them. Run:
    decompressed); the five largest responses.
 5. Edits at 4,096 cells: Enter in the pipeline box to the frame after the last
    paint, for a walk-only change (``.transpose()`` and back: the shape stays
-   64x64) and a shape change (``.view((16, 256))`` and back), medians. A figure
+   64x64) and a shape change (``.view((16, 256))`` and back), medians; each
+   edit is followed by the same kind of change in the minimal app (its cells
+   recoloured, or laid out 16x256 and the figure resized), in a page of its own,
+   and the two are printed side by side with their ratio. A figure
    whose pixels the edit does not change need not paint (the buffer of a
    ``.view`` is the same buffer): the clock stops at the frame after the last
    paint of whichever figures painted, once none has painted for ``QUIET_MS``.
@@ -161,21 +164,40 @@ def med(values) -> float:
 # ---------------------------------------------------------------------- the reference
 
 
+def _minimal_cells(rows: int, cols: int, turn: int) -> dict:
+    """The minimal app's cells: ``rows`` x ``cols`` of them, coloured by ``turn``.
+
+    Positions are NumPy arrays, which Bokeh sends as binary, as the explorer's are.
+    """
+    import numpy as np
+
+    n = rows * cols
+    return {
+        "x": np.arange(n) % cols,
+        "y": -(np.arange(n) // cols),
+        "color": [f"#{40 + (i * 7 + turn * 53) % 200:02x}80c0" for i in range(n)],
+    }
+
+
 def minimal_app():
-    """The reference page: one Panel pane, one Bokeh figure, the same 4,096 cells, canvas."""
+    """The reference page: one Panel pane, one Bokeh figure, the same 4,096 cells, canvas.
+
+    It has a text box as the explorer has, and answers Enter with the same kind of
+    data change: text that names a walk (``.transpose()``) recolours every cell in
+    place (the shape stays 64x64), text with ``view`` lays the cells out 16x256
+    and sizes the figure to them, and an empty box goes back to 64x64.
+    """
     import panel as pn
-    from bokeh.models import ColumnDataSource
+    from bokeh.models import ColumnDataSource, Range1d
     from bokeh.plotting import figure
 
-    n = 64
-    xs = [i % n for i in range(n * n)]
-    ys = [-(i // n) for i in range(n * n)]
-    colors = [f"#{40 + (i * 7) % 200:02x}80c0" for i in range(n * n)]
-    source = ColumnDataSource({"x": xs, "y": ys, "color": colors}, name="cells-source")
+    source = ColumnDataSource(_minimal_cells(64, 64, 0), name="cells-source")
     fig = figure(
         name="minimal-figure",
         width=560,
         height=560,
+        x_range=Range1d(-0.5, 63.5),
+        y_range=Range1d(-63.5, 0.5),
         toolbar_location=None,
         tools="",
         output_backend="canvas",
@@ -183,7 +205,20 @@ def minimal_app():
     fig.axis.visible = False
     fig.grid.visible = False
     fig.rect("x", "y", width=0.94, height=0.94, source=source, fill_color="color")
-    return pn.Column(pn.pane.Bokeh(fig))
+    box = pn.widgets.TextInput(name="pipeline", css_classes=["minimal-input"], width=300)
+    turn = [0]
+
+    def enter(event) -> None:
+        turn[0] += 1
+        rows, cols = (16, 256) if "view" in event.new else (64, 64)
+        source.data = _minimal_cells(rows, cols, turn[0] if "transpose" in event.new else 0)
+        side = 560 * 64 // max(rows, cols)  # the same cell size at either shape
+        fig.update(width=max(cols * side // 64, 100), height=max(rows * side // 64, 100))
+        fig.x_range.update(start=-0.5, end=cols - 0.5)
+        fig.y_range.update(start=-(rows - 0.5), end=0.5)
+
+    box.param.watch(enter, "value")
+    return pn.Column(box, pn.pane.Bokeh(fig))
 
 
 # ---------------------------------------------------------------------- server side
@@ -495,15 +530,36 @@ def bench_browser(quick: bool) -> dict:
         )
         page.wait_for_function(SETTLED, arg=[0, QUIET_MS, list(FIGURES)], polling=50)
         ops = ".candela-ops-input"
-        edit_times(page, [".transpose()", "", ".view((16, 256))", ""], ops)  # warm-up
-        mark = len(ws_in)
-        walk = [".transpose()" if i % 2 == 0 else "" for i in range(n_edits)]
-        out["walk_ms"], out["walk_paints"], out["walk_phases"] = edit_times(page, walk, ops)
-        out["walk_ws"] = sum(ws_in[mark:]) / n_edits
-        mark = len(ws_in)
-        shape = [".view((16, 256))" if i % 2 == 0 else "" for i in range(n_edits)]
-        out["shape_ms"], out["shape_paints"], out["shape_phases"] = edit_times(page, shape, ops)
-        out["shape_ws"] = sum(ws_in[mark:]) / n_edits
+        # The minimal app beside it, in a page of its own, edited in turn with it.
+        mini = context.new_page()
+        mini.add_init_script(PAINT_HOOK)
+        mini.add_init_script(INPUT_HOOK)
+        mini.goto(pages["minimal"][0])
+        mini.wait_for_function(
+            "() => window.Bokeh?.documents?.[0]?.get_model_by_name('cells-source')"
+            "?.data.x.length === 4096"
+        )
+        mini.wait_for_function(SETTLED, arg=[0, QUIET_MS, ["minimal-figure"]], polling=50)
+        box = ".minimal-input"
+        # A page in the background gets its animation frames late: each is brought to
+        # the front for its own edits.
+        for where, css in ((page, ops), (mini, box)):  # warm-up
+            where.bring_to_front()
+            edit_times(where, [".transpose()", "", ".view((16, 256))", ""], css)
+        for key, edit in (("walk", ".transpose()"), ("shape", ".view((16, 256))")):
+            mark = len(ws_in)
+            runs = {"explorer": ([], [], []), "minimal": ([], [], [])}
+            for i in range(n_edits):
+                text = edit if i % 2 == 0 else ""
+                for name, where, css in (("explorer", page, ops), ("minimal", mini, box)):
+                    where.bring_to_front()
+                    for got, more in zip(runs[name], edit_times(where, [text], css)):
+                        got.extend(more)
+            out[f"{key}_ms"], out[f"{key}_paints"], out[f"{key}_phases"] = runs["explorer"]
+            out[f"{key}_minimal_ms"] = runs["minimal"][0]
+            out[f"{key}_ws"] = sum(ws_in[mark:]) / n_edits
+        mini.close()
+        page.bring_to_front()
 
         # Edits that change no figure's layout.
         chooser = page.locator(".candela-ops .bk-btn")
@@ -640,6 +696,13 @@ def report_browser(b: dict, server: dict) -> None:
             f"paints per edit: {med(full):.0f} full + {med(over):.0f} overlay; "
             f"{b[f'{key}_ws'] / 1e3:.0f} KB received"
             f"   goal <= {limit} ms: {goal(med(t) <= limit)}"
+        )
+        m = b[f"{key}_minimal_ms"]
+        pairs = [a / r for a, r in zip(t, m)]
+        print(
+            f"{'  minimal app, the same kind of change':40} median {med(m):4.0f} ms, "
+            f"p95 {p95(m):4.0f} (n={len(m)}); ratio explorer/minimal {med(t) / med(m):.2f}x "
+            f"(per pair: median {med(pairs):.2f}x)"
         )
         for phase in b[f"{key}_phases"][0]:
             print(f"    {phase:45} median {med([x[phase] for x in b[f'{key}_phases']]):5.0f} ms")

@@ -35,7 +35,7 @@ from .errors import (
     RepeatedAxes,
     SliceOutOfBounds,
 )
-from .slicing import RangesLike, format_ranges, resolve_range, to_ranges
+from .slicing import RangesLike, format_ranges, format_subscript, resolve_range, to_ranges
 
 __all__ = ["Layout", "Step"]
 
@@ -605,11 +605,11 @@ class Layout:
         named = sum(1 for k in items if k is not None and k is not Ellipsis)
         if sum(1 for k in items if k is Ellipsis) > 1:
             raise IndexOutOfBounds(
-                f"subscript {_key_text(items)} has more than one `...`", index=key
+                f"subscript {format_subscript(items)} has more than one `...`", index=key
             )
         if named > self.rank:
             raise IndexOutOfBounds(
-                f"subscript {_key_text(items)} names {T.count(named, 'axis', 'axes')} but the "
+                f"subscript {format_subscript(items)} names {T.count(named, 'axis', 'axes')} but the "
                 f"layout has {T.count(self.rank, 'axis', 'axes')}",
                 index=key,
                 rank=self.rank,
@@ -637,7 +637,7 @@ class Layout:
                     picked = range(n)[k]
                 except (TypeError, ValueError) as error:
                     raise SliceOutOfBounds(
-                        f"slice {_key_text((k,))} on axis {axis}: {error}", axis=axis, key=k
+                        f"slice {format_subscript((k,))} on axis {axis}: {error}", axis=axis, key=k
                     ) from None
                 if len(picked):
                     offset += picked.start * st
@@ -1080,23 +1080,6 @@ class Layout:
                 rank=self.rank,
             )
         return self.swapaxes(-2, -1)
-
-
-def _key_text(items: tuple) -> str:
-    """A subscript as it is typed: ``[1:, ::-2]``."""
-
-    def one(k: object) -> str:
-        if k is None:
-            return "None"
-        if k is Ellipsis:
-            return "..."
-        if isinstance(k, slice):
-            text = ("" if k.start is None else str(k.start)) + ":"
-            text += "" if k.stop is None else str(k.stop)
-            return text + ("" if k.step is None else f":{k.step}")
-        return repr(k)
-
-    return "[" + ", ".join(one(k) for k in items) + "]"
 
 
 def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .errors import SliceOutOfBounds
 
-__all__ = ["SliceRange", "s", "to_ranges", "resolve_range", "format_ranges"]
+__all__ = ["SliceRange", "s", "to_ranges", "resolve_range", "format_ranges", "format_subscript"]
 
 
 def _bound(value: object, what: str) -> int | None:
@@ -134,6 +134,27 @@ def format_ranges(ranges: Sequence[SliceRange]) -> str:
     's[1:3, ::-1, 0]'
     """
     return "s[" + ", ".join(str(r) for r in ranges) + "]"
+
+
+def format_subscript(items: Sequence[object]) -> str:
+    """NumPy subscript items (ints, slices, ``None``, ``...``) as Python writes them.
+
+    >>> format_subscript((slice(1, None), slice(None, None, -2), None, Ellipsis, 0))
+    '[1:, ::-2, None, ..., 0]'
+    """
+
+    def one(item: object) -> str:
+        if item is None:
+            return "None"
+        if item is Ellipsis:
+            return "..."
+        if isinstance(item, slice):
+            text = ("" if item.start is None else str(item.start)) + ":"
+            text += "" if item.stop is None else str(item.stop)
+            return text + ("" if item.step is None else f":{item.step}")
+        return str(operator.index(item))
+
+    return "[" + ", ".join(one(item) for item in items) + "]"
 
 
 def resolve_range(r: SliceRange, n: int, axis: int) -> tuple[int, int, int]:

@@ -700,7 +700,7 @@ def app() -> pn.viewable.Viewable:
     if doc is not None:
         _PAGES[doc] = weakref.ref(ex)
         doc.template_variables.update(page_icons())
-        doc.template = panel_page_template()
+        doc.template = panel_page_template(served=True)
         if _served():
             open_page(doc)
     return ex.__panel__()

@@ -12,37 +12,7 @@
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
 // figures' painting rules (patches/steady.mjs and cells.mjs) and the boxes' typing rule
 // (enter_box.mjs), the first parts of its module. A page whose server went away says so
-// and offers to reconnect.
-
-const TEXT_TYPES = new Set([
-  "text", "search", "number", "email", "password", "tel", "url", "date", "time", "",
-])
-
-// The element the key really went to: window sees only the outermost shadow host.
-function targetOf(event) {
-  const path = event.composedPath ? event.composedPath() : []
-  return path.length ? path[0] : event.target
-}
-
-function isTyping(el) {
-  if (!el || !el.tagName) return false
-  if (el.isContentEditable) return true
-  const tag = el.tagName.toUpperCase()
-  if (tag === "TEXTAREA" || tag === "SELECT") return true
-  if (tag === "INPUT") return TEXT_TYPES.has((el.type || "").toLowerCase())
-  const role = el.getAttribute ? el.getAttribute("role") : null
-  return role === "slider" || role === "textbox" || role === "listbox" || role === "combobox"
-}
-
-// Space on a focused button or checkbox activates it: leave that to the browser.
-function isPressable(el) {
-  if (!el || !el.tagName) return false
-  const tag = el.tagName.toUpperCase()
-  if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return true
-  if (tag === "INPUT") return ["checkbox", "radio", "button", "submit", "reset"].includes(
-    (el.type || "").toLowerCase())
-  return el.getAttribute && el.getAttribute("role") === "button"
-}
+// and offers to reconnect. typing_keys.mjs, put before this file, tells typing from keys.
 
 // The explorer this component belongs to: its nearest `.candela-explorer` ancestor,
 // across the shadow roots Panel renders into.

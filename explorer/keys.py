@@ -22,6 +22,8 @@ from .patches.browser import BROWSER_PATCHES
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
+#: What a key pressed in a text box is (keys.mjs and the lesson page's script share it).
+TYPING_JS = Path(__file__).with_name("typing_keys.mjs")
 
 
 class Keys(JSComponent):
@@ -39,7 +41,10 @@ class Keys(JSComponent):
 
     # The browser patches first (the figures' painting, the boxes' typing, the notebook's
     # comm): render() also installs them (explorer.patches.browser).
-    _esm = "\n".join([browser_module(BROWSER_PATCHES), KEYS_JS.read_text(encoding="utf-8")])
+    _esm = "\n".join(
+        [browser_module(BROWSER_PATCHES)]
+        + [path.read_text(encoding="utf-8") for path in (TYPING_JS, KEYS_JS)]
+    )
 
     def __init__(
         self,

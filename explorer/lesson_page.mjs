@@ -281,31 +281,7 @@ function showMe(args, st) {
 
 // --------------------------------------------------------------------------- keys
 
-const TEXT_TYPES = new Set(["text", "search", "number", "email", "password", "tel", "url", ""])
-
-function targetOf(event) {
-  const path = event.composedPath ? event.composedPath() : []
-  return path.length ? path[0] : event.target
-}
-
-function isTyping(el) {
-  if (!el || !el.tagName) return false
-  if (el.isContentEditable) return true
-  const tag = el.tagName.toUpperCase()
-  if (tag === "TEXTAREA" || tag === "SELECT") return true
-  if (tag === "INPUT") return TEXT_TYPES.has((el.type || "").toLowerCase())
-  const role = el.getAttribute ? el.getAttribute("role") : null
-  return role === "slider" || role === "textbox" || role === "listbox" || role === "combobox"
-}
-
-function isPressable(el) {
-  if (!el || !el.tagName) return false
-  const tag = el.tagName.toUpperCase()
-  if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return true
-  if (tag === "INPUT") return ["checkbox", "radio", "button", "submit", "reset"].includes(
-    (el.type || "").toLowerCase())
-  return el.getAttribute && el.getAttribute("role") === "button"
-}
+// targetOf, isTyping and isPressable: typing_keys.mjs, put before this file.
 
 function installKeys(args, st) {
   if (st.keys) return

@@ -60,6 +60,8 @@ __all__ = [
 ]
 
 LESSON_PAGE_JS = Path(__file__).with_name("lesson_page.mjs")
+#: Put before it: what a key pressed in a text box is (the live keyboard shares it).
+TYPING_JS = Path(__file__).with_name("typing_keys.mjs")
 
 CHALLENGE_OFFLINE = (
     "Checking a typed pipeline needs the live explorer (run candela-explorer); "
@@ -451,7 +453,10 @@ class _Page:
 
         # One callback for every control (it tells them apart by the caller): the
         # module's code is in the page once.
-        self.ready = CustomJS.from_file(LESSON_PAGE_JS, **args)
+        self.ready = CustomJS(
+            code="\n".join(p.read_text(encoding="utf-8") for p in (TYPING_JS, LESSON_PAGE_JS)),
+            args=args,
+        )
         for button in (self.prev, self.next, self.check, self.show_me):
             button.js_on_click(self.ready)
         self.answer.js_on_change("value", self.ready)

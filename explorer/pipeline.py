@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from candela.slicing import format_subscript
+
 from .ops import REGISTRY, suggestion
 
 if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
@@ -73,25 +75,6 @@ class Step:
 
 
 # --------------------------------------------------------------------------- formatting
-
-
-def _format_slice_item(item: SliceItem) -> str:
-    if item is None:
-        return "None"
-    if item is Ellipsis:
-        return "..."
-    if isinstance(item, int):
-        return str(item)
-    text = ("" if item.start is None else str(item.start)) + ":"
-    text += "" if item.stop is None else str(item.stop)
-    if item.step is not None:
-        text += f":{item.step}"
-    return text
-
-
-def format_subscript(items) -> str:
-    """Subscript items as Python writes them between brackets: ``[1:, ::-2, None]``."""
-    return "[" + ", ".join(_format_slice_item(i) for i in items) + "]"
 
 
 def _format_arg(value: object) -> str:

@@ -34,12 +34,38 @@ PAGE_TEMPLATE = (
 )
 
 
+#: What a served page adds: a served page is drawn from a document its WebSocket brings,
+#: so until that socket answers the page is empty. A line that appears after a few
+#: seconds if nothing has been drawn yet, and goes once anything is (CSS alone: no
+#: script, nothing from data), says so, and why it may stay: a proxy in front of the
+#: server that does not pass WebSockets through is the usual cause.
+SERVED_TEMPLATE = (
+    "{% block postamble %}<style>"
+    ".candela-waiting { position: fixed; top: 30%; left: 0; right: 0; margin: 0 auto;"
+    " max-width: 36em; padding: 16px; font: 18px/1.5 sans-serif; text-align: center;"
+    " color: #1f1f1f; visibility: hidden; animation: candela-waiting 0s linear 4s forwards; }"
+    "@media (prefers-color-scheme: dark) { .candela-waiting { color: #f0f0f0; } }"
+    "@keyframes candela-waiting { to { visibility: visible; } }"
+    "body:has([data-root-id] > *) .candela-waiting { display: none; }"
+    "</style>{{ super() }}{% endblock %}"
+    '{% block contents %}<div class="candela-waiting" role="status">Opening Candela '
+    "Explorer&hellip; If this stays, the page cannot reach its server: it is drawn from "
+    "what the server sends over a WebSocket, and no answer has come. A proxy in front "
+    "of the server must pass WebSockets through (see the classroom guide); otherwise "
+    "reload the page.</div>{{ super() }}{% endblock %}"
+)
+
+
 @functools.cache
-def panel_page_template():
-    """Panel's page template (served and saved pages) with :data:`PAGE_TEMPLATE` added."""
+def panel_page_template(served: bool = False):
+    """Panel's page template with :data:`PAGE_TEMPLATE` added: for saved pages, and
+    (``served``) for served ones, with :data:`SERVED_TEMPLATE` too."""
     from panel.io.resources import BASE_TEMPLATE
 
-    return BASE_TEMPLATE.environment.from_string('{% extends "base.html" %}' + PAGE_TEMPLATE)
+    extra = SERVED_TEMPLATE if served else ""
+    return BASE_TEMPLATE.environment.from_string(
+        '{% extends "base.html" %}' + PAGE_TEMPLATE + extra
+    )
 
 
 #: The class presenter mode puts on every pane and widget of the page.

@@ -11,8 +11,15 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+#: The project's folder: the command runs from there, as from a checkout.
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Debian's Chromium (Playwright cannot download its own browser here).
 CHROMIUM = os.environ.get("CANDELA_CHROMIUM", "/usr/bin/chromium")
@@ -91,7 +98,6 @@ def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:
     The server is built in its thread; this waits until it exists, before any
     request is made.
     """
-    import time
 
     from panel.io.state import state
 
@@ -107,7 +113,6 @@ def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:
 
 def wait_for_port(port: int, timeout: float = 20.0) -> None:
     """Return once something accepts connections on 127.0.0.1:``port`` (a server in a thread)."""
-    import time
 
     deadline = time.monotonic() + timeout
     while True:
@@ -119,13 +124,84 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+def start_command(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    """``python -m explorer --no-browser ARGS`` as a person starts it, in the project's folder.
+
+    Its output (both streams, unbuffered) is read as text lines from ``.stdout``;
+    ``env`` adds to the environment. Stop it with :func:`stop_command`. Ctrl+C
+    (SIGINT) reaches it as in a terminal even when the tests themselves were
+    started in the background, where the shell has them ignore it.
+    """
+    return subprocess.Popen(
+        [sys.executable, "-m", "explorer", "--no-browser", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true", **(env or {})},
+        preexec_fn=_as_in_a_terminal if os.name == "posix" else None,
+    )
+
+
+def _as_in_a_terminal() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_for_url(
+    proc: subprocess.Popen, timeout: float = 90, until: str = "Candela Explorer: http://"
+) -> list[str]:
+    """The command's lines up to the one that prints its URL (or starts with ``until``).
+
+    An AssertionError, with what it printed, if none comes within ``timeout`` s.
+    """
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith(until):
+            return lines
+    raise AssertionError("the command printed no URL:\n" + "".join(lines))
+
+
+def stop_command(proc: subprocess.Popen, timeout: float = 30) -> str:
+    """Stop the command as Ctrl-C would (killed if it will not), and give what it printed."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        return proc.communicate(timeout=timeout)[0] or ""
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate(timeout=10)[0] or ""
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory in MB, from ``/proc`` (Linux)."""
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used, user and system, from ``/proc`` (Linux)."""
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        fields = handle.read().decode().rsplit(")", 1)[-1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def wait_connected(page, explorers: int = 1, timeout: float = 30_000) -> None:
     """Return once every explorer on ``page`` has heard back from its server.
 
-    A served page is drawn from the document in its HTML before its WebSocket is
-    open; each explorer then sends the room its figures have and the server
-    answers by tagging the explorer's frames source with it. Until then a server
-    that goes away takes the page with it before the page could know it had one.
+    Each explorer, once drawn and its keyboard component running, sends the room
+    its figures have; the server answers by tagging the explorer's frames source
+    with it. Until then a click can land while the figures are laid out again, and
+    a server that goes away leaves the page nothing that listens for the loss.
     """
     page.wait_for_function(
         """(count) => {
@@ -269,7 +345,6 @@ class BokehClient:
     async def edit(self, ops: str) -> float:
         """Set the pipeline box; ms until the answer with new column data is in."""
         import asyncio
-        import time
 
         await self.drain(0.1)  # what is left of the last edit's answer
         box = self.model_id("candela-ops-input")

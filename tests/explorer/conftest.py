@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app
+from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app, wait_connected
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -69,9 +69,7 @@ def open_explorer(page, explorer_server):
         )
         page.locator(".candela-shape").wait_for()
         # The page has said how much room its figures have, and they are sized to it.
-        page.wait_for_function(
-            "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
-        )
+        wait_connected(page)
         return page
 
     return open_

@@ -12,44 +12,22 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from explorer.lessons import LessonError, load_lesson_file
-from explorer.testing import BokehClient, free_port, run_in_thread
+from explorer.testing import (
+    BokehClient,
+    free_port,
+    run_in_thread,
+    start_command,
+    stop_command,
+    wait_for_url,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "do-not-show-this-key-7c1e"
-
-
-def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--ready", "0", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true", **(env or {})},
-    )
-
-
-def wait_for_url(proc: subprocess.Popen, deadline: float) -> list[str]:
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("Candela Explorer: http://"):
-            return lines
-    pytest.fail("no URL printed:\n" + "".join(lines))
-
-
-def finish(proc: subprocess.Popen) -> str:
-    proc.terminate()
-    return proc.communicate(timeout=30)[0]
 
 
 def demo_lesson() -> dict:
@@ -117,9 +95,11 @@ def test_lesson_file_problems_go_to_the_teacher_and_students_see_only_that_some_
     private.write_text(json.dumps({SECRET: 1}), encoding="utf-8")
     (lessons / "03-link.json").symlink_to(private)  # a symlink to some other JSON file
     port = free_port()
-    proc = start(["--port", str(port)], env={"CANDELA_LESSONS": str(lessons)})
+    proc = start_command(
+        ["--port", str(port), "--ready", "0"], env={"CANDELA_LESSONS": str(lessons)}
+    )
     try:
-        console = "".join(wait_for_url(proc, time.monotonic() + 90))
+        console = "".join(wait_for_url(proc))
 
         async def page_text() -> str:
             client = BokehClient(port)
@@ -131,7 +111,7 @@ def test_lesson_file_problems_go_to_the_teacher_and_students_see_only_that_some_
 
         document = run_in_thread(page_text)
     finally:
-        console += finish(proc)
+        console += stop_command(proc)
     assert "Some lessons could not be loaded" in document
     for detail in ("02-broken.json", "03-link.json", SECRET, "private.json"):
         assert detail not in document, detail
@@ -143,7 +123,7 @@ def test_lesson_file_problems_go_to_the_teacher_and_students_see_only_that_some_
 
 def test_a_failing_message_gets_a_short_answer_and_one_short_log_line():
     port = free_port()
-    proc = start(["--port", str(port)])
+    proc = start_command(["--port", str(port), "--ready", "0"])
     junk = "x" * 3_000  # within what a page may send: the message reaches Bokeh
 
     async def failing_message() -> tuple[dict, dict]:
@@ -162,10 +142,10 @@ def test_a_failing_message_gets_a_short_answer_and_one_short_log_line():
             await client.close()
 
     try:
-        wait_for_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         header, content = run_in_thread(failing_message)
     finally:
-        out = finish(proc)
+        out = stop_command(proc)
     assert not content.get("traceback"), content
     text = content["text"]
     assert len(text) < 120 and "/" not in text and "site-packages" not in text, text

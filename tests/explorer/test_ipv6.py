@@ -10,21 +10,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import http.client
-import os
 import re
 import socket
-import subprocess
-import sys
-import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from explorer import cli
-from explorer.testing import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
+from explorer.testing import free_port, start_command, stop_command, wait_for_url
 
 
 def _has_ipv6() -> bool:
@@ -37,29 +30,6 @@ def _has_ipv6() -> bool:
 
 
 pytestmark = pytest.mark.skipif(not _has_ipv6(), reason="no IPv6 on this machine")
-
-
-def start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--ready", "0", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
-
-
-def printed_urls(proc: subprocess.Popen) -> list[str]:
-    lines, deadline = [], time.monotonic() + 90
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("Press Ctrl+C"):
-            return re.findall(r"http://\S+", "".join(lines))
-    pytest.fail("no URL printed:\n" + "".join(lines))
 
 
 def fetch(url: str) -> tuple[int, str]:
@@ -104,20 +74,26 @@ def status_for_host(connect: str, port: int, host: str) -> int:
         conn.close()
 
 
-def stop(proc: subprocess.Popen) -> str:
-    proc.terminate()
-    return proc.communicate(timeout=30)[0]
-
-
 ADDRESSES = ["::1", "::"] + [a for a in cli.interface_addresses6()][:1]
 
 
 @pytest.mark.parametrize("address", ADDRESSES)
 def test_every_printed_url_works_and_its_page_may_open_its_websocket(address):
     port = free_port()
-    proc = start(["--address", address, "--port", str(port), "--allow-origin", "[fd00::7]:8080"])
+    proc = start_command(
+        [
+            "--ready",
+            "0",
+            "--address",
+            address,
+            "--port",
+            str(port),
+            "--allow-origin",
+            "[fd00::7]:8080",
+        ]
+    )
     try:
-        urls = printed_urls(proc)
+        urls = re.findall(r"http://\S+", "".join(wait_for_url(proc, until="Press Ctrl+C")))
         assert urls, "no URL printed"
         if address == "::":  # both families: the IPv4 URLs and IPv6 loopback
             assert any("127.0.0.1" in url for url in urls) and any("[::1]" in url for url in urls)
@@ -137,7 +113,7 @@ def test_every_printed_url_works_and_its_page_may_open_its_websocket(address):
         for host in ["[::1", "[::1]:x", "a:b:c:d", "[::1]:99999", "[]:1", "::1", "[zz]:1", ""]:
             assert status_for_host(connect, port, host) in (200, 403), host
     finally:
-        out = stop(proc)
+        out = stop_command(proc)
     assert "Traceback" not in out, out[-3000:]
 
 

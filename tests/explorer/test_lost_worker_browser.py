@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -21,13 +19,12 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 from explorer import cli
-from explorer.testing import free_port, wait_connected
+from explorer.testing import free_port, start_command, stop_command, wait_connected
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc"),
 ]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def workers_of(pid: int, count: int, other_than: set[int] = frozenset()) -> list[int]:
@@ -40,17 +37,30 @@ def workers_of(pid: int, count: int, other_than: set[int] = frozenset()) -> list
     pytest.fail(f"the command has {cli._worker_pids(pid)} workers, not {count} new ones")
 
 
+def test_a_page_whose_websocket_never_opens_says_so(page, explorer_server):
+    """A proxy that does not pass WebSockets through: a served page is drawn from what
+    its WebSocket brings, so it would stay blank. It says why, on screen; a page whose
+    WebSocket works shows the explorer and not that line."""
+    url = explorer_server + "?shape=3,4&ops=.transpose()"
+    cut = page.context.browser.new_context().new_page()
+    cut.route_web_socket("**/*", lambda ws: None)  # accepted, never answered
+    try:
+        cut.goto(url)
+        waiting = cut.locator(".candela-waiting")
+        expect(waiting).to_be_visible(timeout=30_000)
+        expect(waiting).to_contain_text("cannot reach its server")
+        expect(waiting).to_contain_text("WebSockets")
+        page.goto(url)
+        expect(page.locator(".candela-shape")).to_have_text("(4, 3)", timeout=60_000)
+        page.wait_for_timeout(5_000)  # longer than the line waits before it shows
+        expect(page.locator(".candela-waiting")).to_be_hidden()
+    finally:
+        cut.context.close()
+
+
 def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(page, tmp_path):
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)]
-        + ["--num-procs", "2", "--ready", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
+    proc = start_command(["--port", str(port), "--num-procs", "2", "--ready", "0"])
     try:
         first = workers_of(proc.pid, 2)
         url = f"http://127.0.0.1:{port}/?shape=3,4&ops=.transpose()"
@@ -73,8 +83,7 @@ def test_a_page_whose_server_went_away_says_so_and_reconnects_to_the_same_state(
         assert page.url == url
         assert proc.poll() is None, "the command stopped"
     finally:
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
+        out = stop_command(proc, timeout=60)
         for pid in cli._worker_pids(proc.pid):
             os.kill(pid, signal.SIGKILL)
     assert "Too many child restarts" not in out

@@ -13,46 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import pytest
 
 from explorer.patches.page_changes import MAX_MESSAGE_BYTES
-from explorer.testing import BokehClient, free_port, run_in_thread
+from explorer.testing import (
+    BokehClient,
+    free_port,
+    rss_mb,
+    run_in_thread,
+    start_command,
+    stop_command,
+    wait_for_url,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 MARK = "zq-hostile-zq"
-
-
-def start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--ready", "0", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
-
-
-def wait_for_url(proc: subprocess.Popen, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line or line.startswith("Candela Explorer: http://"):
-            return
-    pytest.fail("no URL printed")
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def models_of(document: dict, name: str) -> list[dict]:
@@ -104,7 +77,7 @@ def hostile_changes(document: dict) -> list[dict]:
 
 def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
     port = free_port()
-    proc = start(["--port", str(port)])
+    proc = start_command(["--port", str(port), "--ready", "0"])
     refused = []
 
     async def scenario() -> dict:
@@ -160,11 +133,10 @@ def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
             await hostile.close()
 
     try:
-        wait_for_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         figures = run_in_thread(scenario, timeout=300)
     finally:
-        proc.terminate()
-        out = proc.communicate(timeout=30)[0]
+        out = stop_command(proc)
     assert figures["closed"] == 3, figures
     # Three such messages accepted used to grow the server by ~135 MB.
     assert figures["rss_after"] - figures["rss_before"] < 30, figures

@@ -8,54 +8,27 @@ a second time so.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
-pytestmark = pytest.mark.browser
+from explorer.testing import start_command, stop_command, wait_for_url
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def plain_command():
     """``candela-explorer`` with CANDELA_PLAIN=1 on a free port; yields (url, its stderr so far)."""
-    env = {**os.environ, "CANDELA_PLAIN": "1", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--port", "0", "--no-browser", "--ready", "2"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
+    proc = start_command(["--port", "0", "--ready", "2"], env={"CANDELA_PLAIN": "1"})
     try:
-        deadline = time.monotonic() + 90
-        url = None
-        while url is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            found = re.search(r"Candela Explorer: (http://\S+)", line)
-            url = found.group(1) if found else None
-        assert url, "".join(lines)
-        yield url, lines
+        lines = wait_for_url(proc)
+        yield re.search(r"Candela Explorer: (http://\S+)", lines[-1]).group(1), lines
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_command(proc)
 
 
 def test_with_every_patch_off_the_command_serves_draws_and_edits(page, plain_command):

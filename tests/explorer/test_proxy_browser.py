@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,7 +25,14 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
-from explorer.testing import BokehClient, free_port, run_in_thread, session_token, wait_connected
+from explorer.testing import (
+    BokehClient,
+    free_port,
+    run_in_thread,
+    session_token,
+    start_command,
+    wait_connected,
+)
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
 pytestmark = [
@@ -85,15 +91,7 @@ http {{
 
 
 def start_server(port: int, proxy: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)]
-        + ["--ready", "0", "--allow-origin", proxy],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
+    return start_command(["--port", str(port), "--ready", "0", "--allow-origin", proxy])
 
 
 def wait_for(port: int, timeout: float = 90) -> None:

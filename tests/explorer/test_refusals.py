@@ -13,45 +13,20 @@ from __future__ import annotations
 import base64
 import os
 import socket
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from explorer.testing import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+from explorer.testing import (
+    cpu_seconds,
+    free_port,
+    rss_mb,
+    start_command,
+    wait_for_url,
+)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-
-
-def start(args: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", "rb") as handle:
-        fields = handle.read().decode().rsplit(")", 1)[-1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def settle(pid: int, window: float = 2.0, timeout: float = 120.0) -> None:
@@ -91,19 +66,11 @@ def upgrade(host: str, origin: str) -> str:
     )
 
 
-def wait_for_url(proc: subprocess.Popen, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line or line.startswith("Candela Explorer: http://"):
-            return
-    pytest.fail("no URL printed")
-
-
 def test_a_trickle_of_refused_requests_costs_no_cpu_memory_or_page():
     port = free_port()
-    proc = start(["--port", str(port), "--ready", "3"])
+    proc = start_command(["--port", str(port), "--ready", "3"])
     try:
-        wait_for_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         own = f"127.0.0.1:{port}"
         # No page asked for first: one served and never opened holds the pool's next
         # build back for seconds, which would fall inside the measurement.

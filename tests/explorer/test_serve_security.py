@@ -12,54 +12,17 @@ import concurrent.futures
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from explorer import cli
-from explorer.testing import free_port
+from explorer.testing import free_port, start_command, stop_command, wait_for_url
 
-ROOT = Path(__file__).resolve().parents[2]
 EVIL = "http://evil.example"
-
-
-def start(args: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-
-
-def read_until_url(proc: subprocess.Popen, deadline: float) -> list[str]:
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("Candela Explorer: http://"):
-            return lines
-    pytest.fail("no URL printed:\n" + "".join(lines))
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 def page_token(port: int) -> str:
@@ -108,9 +71,9 @@ def accepted(reply: object) -> bool:
 def test_a_foreign_origin_is_refused_and_the_servers_own_are_accepted(address):
     port = free_port()
     extra = "school.example:8080"
-    proc = start(["--address", address, "--port", str(port), "--allow-origin", extra])
+    proc = start_command(["--address", address, "--port", str(port), "--allow-origin", extra])
     try:
-        lines = read_until_url(proc, time.monotonic() + 90)
+        lines = wait_for_url(proc)
         token = page_token(port)
         for origin in (EVIL, f"{EVIL}:{port}", f"http://evil.localhost.example:{port}"):
             assert websocket(port, origin, token) == 403, origin
@@ -120,7 +83,7 @@ def test_a_foreign_origin_is_refused_and_the_servers_own_are_accepted(address):
         for origin in own:
             assert accepted(websocket(port, origin, page_token(port))), origin
     finally:
-        stop(proc)
+        stop_command(proc)
     out = "".join(lines)
     url = re.search(r"Candela Explorer: http://([^/]+)/", out).group(1)
     if address == "0.0.0.0":
@@ -204,10 +167,10 @@ def alive(pid: int) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=str)
 def test_stopping_the_command_stops_every_worker(how):
     port = free_port()
-    proc = start(["--port", str(port), "--num-procs", "2"])
+    proc = start_command(["--port", str(port), "--num-procs", "2"])
     workers: list[int] = []
     try:
-        read_until_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         page_token(port)  # a worker serves
         deadline = time.monotonic() + 30
         while len(workers := cli._worker_pids(proc.pid)) < 2 and time.monotonic() < deadline:
@@ -220,7 +183,7 @@ def test_stopping_the_command_stops_every_worker(how):
             time.sleep(0.1)
         assert not any(alive(pid) for pid in workers), "a worker survived"
     finally:
-        stop(proc)
+        stop_command(proc)
         for pid in workers:  # never leave one behind, even on failure
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
@@ -239,9 +202,9 @@ def http_status(port: int, host: str) -> tuple[int, str]:
 def test_a_request_for_a_foreign_name_gets_no_page():
     # DNS rebinding: evil.example made to resolve to this machine must not read the page.
     port = free_port()
-    proc = start(["--port", str(port), "--allow-origin", "school.example:8080"])
+    proc = start_command(["--port", str(port), "--allow-origin", "school.example:8080"])
     try:
-        read_until_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         page_token(port)  # the page is up, at its own name
         for host in (f"evil.example:{port}", "evil.example", f"127.0.0.2:{port}", ""):
             status, body = http_status(port, host)
@@ -250,4 +213,4 @@ def test_a_request_for_a_foreign_name_gets_no_page():
             status, body = http_status(port, host)
             assert status == 200 and "Candela Explorer" in body, host
     finally:
-        stop(proc)
+        stop_command(proc)

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -22,9 +20,7 @@ from hypothesis import strategies as st
 
 from explorer import cli
 from explorer.patches.worker_restarts import RESTARTS, RestartBudget
-from explorer.testing import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
+from explorer.testing import free_port, start_command, stop_command
 
 
 @given(
@@ -50,15 +46,7 @@ def test_a_restart_is_allowed_iff_fewer_than_limit_were_allowed_within_the_windo
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 def test_a_worker_in_a_crash_loop_is_given_up_and_the_command_serves_on():
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", "--port", str(port)]
-        + ["--num-procs", "2", "--ready", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"},
-    )
+    proc = start_command(["--port", str(port), "--num-procs", "2", "--ready", "0"])
     killed: set[int] = set()
     try:
         deadline = time.monotonic() + 60
@@ -82,8 +70,7 @@ def test_a_worker_in_a_crash_loop_is_given_up_and_the_command_serves_on():
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as response:
             assert response.status == 200
     finally:
-        proc.terminate()
-        out = proc.communicate(timeout=60)[0]
+        out = stop_command(proc, timeout=60)
     assert "Too many child restarts" not in out and "Traceback" not in out
     assert out.count("starting it again") == RESTARTS, out
     assert "not started again" in out and "serving with the 1 other worker" in out, out
