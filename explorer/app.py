@@ -59,7 +59,7 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
-CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 420
+CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 440
 #: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
 FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 #: In presenter mode the lesson panel grows with the screen: 28% of a wide projector's.
@@ -118,7 +118,8 @@ class _View:
             ex.summary_pane,
             css_classes=["candela-views"],
             sizing_mode="stretch_width",
-            # Takes the room the other columns leave, down to 320 px, then wraps below.
+            # Takes the room the other columns leave, down to 480 px (320 px in a narrow
+            # explorer, theme.css: a notebook's output), then wraps below.
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
         self.views = views
@@ -134,8 +135,13 @@ class _View:
             margin=(5, 0),  # no side margins: the output area stays without a sideways scroll
             # Bokeh gives a row the width of its fixed-width children side by side as its
             # least width; this one wraps them, and is as narrow as the screen.
-            styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
-        )
+            # Its width is what theme.css asks of (a container): a narrow explorer keeps
+            # its figures beside the controls.
+            styles={
+                "flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0",
+                "container-type": "inline-size",
+            },
+        )  # fmt: skip
         # A weak reference: a view kept by Panel must not keep its explorer alive.
         owner = weakref.ref(ex)
         self.root._on_gone = lambda: (e := owner()) is not None and e._drop_view(self)
@@ -471,17 +477,23 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
             view.root.css_classes = classes + theme_classes(self.theme)
 
-    def _on_room(self, width: int, height: int) -> None:
+    def _on_room(self, width: int, height: int, figures: int | None = None) -> None:
         # A page says how much room its figures have: its own views' cells sized to it
         # (an explorer shown on two pages has a view in each, each page its own room).
         doc = pn.state.curdoc
+        resized = []
         with pn.io.hold():
             for view in self._views:
                 shown_in = view.figures.logical_figure.document
                 if doc is not None and shown_in is not None and shown_in is not doc:
                     continue
                 with pn.io.unlocked():
-                    view.figures.set_room(width, height)
+                    view.figures.set_room(width, height, figures)
+                resized.append(view)
+        if doc is not None and doc.session_context is None:
+            # In a notebook a message from the page changes the figures' Bokeh models
+            # outside any widget's change, which Panel would send: sent here.
+            pn.io.push_notebook(*(view.root for view in resized))
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():
@@ -574,6 +586,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def _show_error(self, *events) -> None:
         text = inline_html(self.error) if self.error else ""
         self.error_pane.object = f'<div class="candela-error" role="alert">{text}</div>'
+        self._show_controls()
+
+    def _show_controls(self) -> None:
+        # In presenter mode, while a question waits, the controls' column holds nothing to
+        # see (its tools hidden, its fields withheld): gone, so the figures have its room.
+        empty = bool(self.presenter) and bool(self.concealed) and not self.error
+        if self.controls.visible == empty:
+            self.controls.visible = not empty
 
     def _apply_view_state(self, *events) -> None:
         """Presenter mode and concealment, applied whole from the state each time."""
@@ -583,6 +603,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 part.visible = not on
             self.download_button.visible = not on
             self.fields_pane.visible = not hidden
+            self._show_controls()
             self.download_button.disabled = hidden  # its page holds every field
             self._render_text()
             self.editor.show_steps_now()

@@ -67,11 +67,16 @@ MIN_CELL, MAX_CELL = 4, 46
 TILED_MIN_CELL = 16
 #: The window height (px) the figures are sized for until the browser says (a laptop's).
 WINDOW_HEIGHT = 800
-#: What a window's height holds besides the two figures: the title, the headings, the
-#: legend and the traversal controls (px at scale 1), and the share of the rest each
-#: figure may take at most.
+#: What a window's height holds besides the two figures until the browser measures it: the
+#: title, the headings, the legend and the traversal controls (px at scale 1).
 AROUND_FIGURES = 330
-HEIGHT_SHARE = {"logical": 0.58, "buffer": 0.42}
+#: How much wider the speed slider is in presenter mode (its title is the same width).
+SPEED_GROWTH = 1.2
+#: The largest cell in presenter mode (px): on a projector the cells grow to the room.
+PRESENTER_MAX_CELL = 150
+#: The smallest cell (px) that shows its value at the least font (labels.LEAST_FONT): a
+#: grid small enough to show its values keeps cells this large however short the window.
+LABELLED_CELL = 29
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
@@ -203,9 +208,10 @@ def fit(
     max_height: float | None = None,
     min_cell: float = MIN_CELL,
     column_px: float | None = None,
+    max_cell: float = MAX_CELL,
 ) -> float:
     """Square cells, as large as ``max_px`` wide and ``max_height`` tall allow, within
-    MIN_CELL..MAX_CELL (times ``scale``).
+    ``min_cell``..``max_cell`` (times ``scale``).
 
     Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
     larger, and scrolls inside its panel. ``column_px`` is the width of the figures'
@@ -215,7 +221,7 @@ def fit(
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
     tall = 520 if max_height is None else max_height
     room_y = (tall / scale - 8) / (max(rows, 1) + 0.2 + top)
-    unscaled = max(min_cell, min(MAX_CELL, room, room_y))
+    unscaled = max(min_cell, min(max_cell, room, room_y))
     cell = scale * unscaled
     if column_px and scale > 1:
         cell = max(unscaled, min(cell, (column_px - 8) / (max(cols, 1) + 0.2)))
@@ -233,6 +239,22 @@ def fit(
     return cell
 
 
+def split_height(tall: float, high: dict[str, float], wide_cell: dict[str, float]) -> dict:
+    """The height (px) each figure may take of the ``tall`` px both share: one cell size
+    for both (``high`` is each figure's height in cells), except that a figure whose
+    width allows smaller cells (``wide_cell``, px) leaves the rest of its share to the
+    other."""
+    both = max(1.0, tall - 16)
+    common = both / (high["logical"] + high["buffer"])
+    out = {fig: common * h + 8 for fig, h in high.items()}
+    for fig, other in (("buffer", "logical"), ("logical", "buffer")):
+        if wide_cell[fig] < common:
+            out[fig] = wide_cell[fig] * high[fig] + 8
+            out[other] = tall - out[fig]
+            break
+    return out
+
+
 class Figures:
     """The Bokeh models of one view: two figures, the traversal controls, and their drawing."""
 
@@ -247,7 +269,8 @@ class Figures:
         #: The columns last drawn (None before the first drawing): sized again to new room.
         self._cols: C.Columns | None = None
         #: The room the figures have (px): their column's width and the window's height.
-        self.room = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT)
+        #: The third, the height the two figures share, once the page has measured it.
+        self.room: tuple[int, int, int | None] = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT, None)
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -477,9 +500,12 @@ class Figures:
         ]
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
+            # The speed slider grows less: beside the buttons on a 1024 px projector, a
+            # line fewer above the figures.
+            grow = min(factor, SPEED_GROWTH) if widget is self.speed_slider else factor
             widget.update(
                 tags=[base],
-                width=round(base * factor),
+                width=round(base * grow),
                 stylesheets=[self.themed, *(sheet if factor != 1 else [])],
             )
         self.odometer.update(
@@ -487,20 +513,25 @@ class Figures:
         )
 
     def _room(self) -> tuple[float, float, float]:
-        # The widest a figure may be at scale 1, the height both may share at this scale,
-        # and the column's whole width (enlarged figures may grow to it, not past it).
-        width, height = self.room
-        wide = max(160.0, min(float(LOGICAL_MAX_PX), width - 8))
-        tall = max(160.0 * self.scale, height - AROUND_FIGURES * self.scale)
-        return wide, tall, max(160.0, width - 8.0)
+        # The widest a figure may be at scale 1 (enlarged, the column's whole width), the
+        # height both may share, and the column's whole width (enlarged figures may grow
+        # to it, not past it).
+        width, height, figures = self.room
+        column = max(160.0, width - 8.0)
+        wide = column if self.scale > 1 else max(160.0, min(float(LOGICAL_MAX_PX), width - 8))
+        if figures is None:  # not measured yet: a guess of what the page holds besides
+            figures = height - AROUND_FIGURES * self.scale
+        return wide, max(160.0, float(figures)), column
 
-    def set_room(self, width: int, height: int) -> bool:
-        """The figures' column is ``width`` px wide in a ``height`` px window: size the
-        cells to fit it (drawn again if that changes them). Returns whether it did."""
+    def set_room(self, width: int, height: int, figures: int | None = None) -> bool:
+        """The figures' column is ``width`` px wide in a ``height`` px window, and the two
+        figures have ``figures`` px of its height (what the window holds besides them,
+        measured by the page): size the cells to fit it (drawn again if that changes
+        them). Returns whether it did."""
         old = self._room()
-        self.room = (width, height)
+        self.room = (width, height, figures)
         # The page can tell its room was heard (and its cells sized to it).
-        self._set_tags(room=[width, height])
+        self._set_tags(room=[width, height] if figures is None else [width, height, figures])
         if self._cols is None or self._room() == old:
             return False
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
@@ -587,8 +618,21 @@ class Figures:
             tiled = len(grid.shape) > 2
             top = 0.9 if tiled else 0.0
             wide, tall, column = self._room()
-            if cols.labels:  # cells that show their values keep the size to show them
-                tall = max(tall, 2 * 520 * self.scale)
+            # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
+            # large tensor on a projector fits its screen too).
+            least = MIN_CELL / self.scale
+            most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
+            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+            # Room above the buffer for the jump arcs, and below for the offset marker.
+            high = {"logical": grid.height + 0.2 + top, "buffer": rows + 0.5 + 0.2 + 1.3}
+            wide_cell = {  # the cell (px) each figure's width allows
+                fig: min(most * self.scale, (wide - 8) / (n + 0.2))
+                for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
+            }
+            heights = split_height(tall, high, wide_cell)
+            if cols.labels:  # never shorter than their values need (a short window scrolls)
+                for fig, h in high.items():
+                    heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
             cells["logical"] = fit(
                 self.logical_figure,
                 grid.width,
@@ -596,14 +640,13 @@ class Figures:
                 top,
                 wide,
                 self.scale,
-                tall * HEIGHT_SHARE["logical"],
+                heights["logical"],
                 # A grid of tiles keeps cells that fit each tile's header over it (rank 8
                 # too); one too wide for its panel then scrolls inside it.
-                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else MIN_CELL,
+                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else least,
                 column,
+                most,
             )
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above for the jump arcs, and below for the offset marker.
             cells["buffer"] = fit(
                 self.buffer_figure,
                 cols.buffer_cols,
@@ -611,8 +654,10 @@ class Figures:
                 1.3,
                 wide,
                 self.scale,
-                tall * HEIGHT_SHARE["buffer"],
-                column_px=column,
+                heights["buffer"],
+                least,
+                column,
+                most,
             )
         return cells
 

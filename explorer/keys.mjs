@@ -190,14 +190,44 @@ export function render({model, view}) {
     window.removeEventListener("focusin", onFocus, true)
     window.removeEventListener("popstate", onPop)
   })
-  // The room the figures have: the width of this explorer's figures column and the
-  // window's height, sent when it changes (a phone, a resized window, a notebook's
-  // output), so the server sizes the cells to fit (figures.Figures.set_room).
+  // The room the figures have: the width of this explorer's figures column, the
+  // window's height and how much of it the two figures have (the window less what the
+  // column holds besides them, and less the title above it when it starts on the first
+  // screen), sent when it changes (a phone, a resized window, a notebook's output,
+  // presenter mode), so the server sizes the cells to fit (figures.Figures.set_room).
   let observer = null, sent = "", timer = null
+  const figuresHeight = (views) => {
+    const figures = []
+    const walk = (node) => {
+      for (const el of node.children) {
+        if (el.classList.contains("bk-Figure")) figures.push(el)
+        else walk(el)
+        if (el.shadowRoot) walk(el.shadowRoot)
+      }
+    }
+    walk(views.shadowRoot || views)
+    const shown = figures.filter((el) => el.getClientRects().length > 0)
+    if (shown.length < 2) return null
+    // The grid (first) and the buffer (last); a second view's beside the grid.
+    const own = shown[0].getBoundingClientRect().height +
+      shown[shown.length - 1].getBoundingClientRect().height
+    const box = views.getBoundingClientRect()
+    let bottom = box.top
+    for (const el of (views.shadowRoot || views).children) {
+      if (el.getClientRects().length) bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
+    }
+    const besides = bottom - box.top - own
+    // Under the controls (a phone, a narrow output): it fits a screen once scrolled to.
+    let above = box.top - rootOf().getBoundingClientRect().top
+    if (above > window.innerHeight / 3) above = 0
+    return Math.max(160, Math.round((window.innerHeight - above - besides - 16) / 8) * 8)
+  }
   const sendRoom = () => {
     const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
     if (views == null || !views.isConnected) return false
     const room = [Math.round(views.clientWidth / 8) * 8, Math.round(window.innerHeight / 8) * 8]
+    const height = figuresHeight(views)
+    if (height != null) room.push(height)
     const text = room.join(",")
     if (room[0] > 0 && text !== sent) {
       sent = text

@@ -59,15 +59,16 @@ class Keys(JSComponent):
         self.on_key = on_key
         #: Called with the query string the back or forward button brought.
         self.on_history = on_history
-        #: Called with the width (px) of the figures' column and the window's height.
-        self.on_room: Callable[[int, int], None] | None = None
+        #: Called with the width (px) of the figures' column and the window's height (and
+        #: the height the two figures have of it, once the page has measured it).
+        self.on_room: Callable[..., None] | None = None
 
     def _handle_msg(self, msg: Any) -> None:
         if not isinstance(msg, dict):
             return
         key, search, room = msg.get("key"), msg.get("search"), msg.get("room")
         if _is_room(room) and self.on_room is not None:
-            self.on_room(int(room[0]), int(room[1]))
+            self.on_room(*(int(v) for v in room))
         elif key in ("next", "previous") and self.on_key is not None:
             self.on_key(key)
         elif isinstance(search, str) and len(search) <= 8192 and self.on_history is not None:
@@ -75,9 +76,10 @@ class Keys(JSComponent):
 
 
 def _is_room(room: Any) -> bool:
-    # Two whole numbers of px a screen could have; anything else is ignored.
+    # Two or three whole numbers of px a screen could have (the figures' column's width,
+    # the window's height, the height the figures have of it); anything else is ignored.
     return (
         isinstance(room, list)
-        and len(room) == 2
+        and len(room) in (2, 3)
         and all(isinstance(v, int | float) and 0 < v < 100_000 for v in room)
     )

@@ -21,20 +21,23 @@ from . import columns as C
 from .kept import Kept, freeze
 from .marks import frame_rings
 
+#: The smallest text a figure draws (px): a label that would be smaller is not drawn (hover
+#: still tells). Text under 12 px is hard to read, on a phone above all.
+LEAST_FONT = 12
 #: The kinds of text label, per figure: (kind, x column, y column, align, baseline, px at
 #: scale 1, y_offset, bold, the smallest cell in px it shows in). Labels shrink with their
-#: cells and drop below that size (hover still tells), so they never overlap.
+#: cells and drop below that size or below LEAST_FONT, so they never overlap.
 LOGICAL_LABELS = (
     ("value_label", "x", "y", "center", "middle", 15, -5, False, 24),
-    ("pos_label", "x", "y", "center", "middle", 10, 11, False, 36),
+    ("pos_label", "x", "y", "center", "middle", 12, 11, False, 36),
 )
 BUFFER_LABELS = (
     ("value_label", "x", "y", "center", "middle", 14, 2, False, 22),
-    ("pos_label", "x_left", "y_top", "left", "top", 9, 0, False, 34),
-    ("reads_label", "x_right", "y_bottom", "right", "bottom", 10, 0, True, 30),
+    ("pos_label", "x_left", "y_top", "left", "top", 12, 0, False, 34),
+    ("reads_label", "x_right", "y_bottom", "right", "bottom", 12, 0, True, 30),
 )
 #: A label's font is at most this share of its cell's size.
-FONT_SHARE = {"value_label": 0.42, "pos_label": 0.26, "reads_label": 0.3}
+FONT_SHARE = {"value_label": 0.42, "pos_label": 0.3, "reads_label": 0.3}
 #: Label kinds that would answer a question about positions: hidden while one waits.
 POSITION_LABELS = frozenset({"pos_label", "reads_label"})
 #: Up to this many tile headers (rank > 2); a shape with more has none (too small to read).
@@ -121,16 +124,25 @@ def label_blocks(
         cell = cells.get(fig, 0.0)
         blocks = []
         for kind, x, y, align, baseline, px, y_offset, bold, min_cell in specs:
-            shown = cols.labels and cell >= min_cell * scale and len(data[kind])
             rows = None
-            if shown and not (concealed and kind in POSITION_LABELS):
+            if _shown(cols, cell, scale, kind, px, min_cell, data) and not (
+                concealed and kind in POSITION_LABELS
+            ):
+                if fig == "logical" and kind == "value_label":
+                    # Above the position label that shares its cell, or in the middle.
+                    _, _, _, _, _, pos_px, _, _, pos_min = LOGICAL_LABELS[1]
+                    if concealed or not _shown(
+                        cols, cell, scale, "pos_label", pos_px, pos_min, data
+                    ):
+                        y_offset = 0
                 text = data[kind]
                 if kind == "pos_label" and unit_bytes != 1:
                     text = _in_bytes(text, unit_bytes)
                 font = min(px * scale, cell * FONT_SHARE[kind], _fits(text, cell, kind))
-                if font < MIN_FONT:  # too long for its cell at any readable size: hover tells
+                if font < LEAST_FONT - 0.01:  # too long for its cell to read: hover tells
                     blocks.append([kind, None])
                     continue
+                font = max(font, LEAST_FONT)
                 rows = {
                     "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
@@ -146,8 +158,6 @@ def label_blocks(
     return out
 
 
-#: The smallest font (px) a cell's label is drawn at.
-MIN_FONT = 7
 #: The widest a label may be, as a share of its cell (the rest parts it from the next).
 LABEL_WIDTH = {"value_label": 0.92, "pos_label": 0.92, "reads_label": 0.5}
 
@@ -157,6 +167,15 @@ def _fits(text, cell: float, kind: str) -> float:
     a digit is about 0.6 of the font wide (a 5-digit value over a 40 px cell is 12 px)."""
     longest = max((len(t) for t in text), default=0)
     return LABEL_WIDTH[kind] * cell / (0.6 * longest) if longest else float("inf")
+
+
+def _shown(cols: C.Columns, cell: float, scale: float, kind, px, min_cell, data) -> bool:
+    # A label kind shows in cells of at least its least size (at scale 1: enlarged, in any
+    # cell its font fits) at a font of LEAST_FONT or more.
+    font = min(px * scale, cell * FONT_SHARE[kind])
+    return bool(cols.labels and cell >= min_cell and len(data[kind])) and (
+        font >= LEAST_FONT - 0.01
+    )
 
 
 def _in_bytes(labels, unit_bytes: int) -> list[str]:
@@ -213,16 +232,18 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
         x, y = offset_at
         common = {"x": [x], "y": [y], "align": "center", "baseline": "middle",
                   "x_offset": 0.0, "y_offset": 0.0, "style": "normal"}  # fmt: skip
-        mark = {**common, "text": ["▲"], "color": [C.OFFSET],
-                "size": _font(min(13 * scale, max(8.0, 0.7 * cell)))}  # fmt: skip
-        if cell < 12 * scale:  # rows too close for the name: the marker alone, hover tells
+        # The marker is text too: the pink that is 4.5:1 on white and on black alike (the
+        # offset's own swatch pink is 3:1 on white).
+        mark = {**common, "text": ["▲"], "color": [C.OFFSET_TEXT],
+                "size": _font(min(13 * scale, max(float(LEAST_FONT), 0.7 * cell)))}  # fmt: skip
+        if cell < 14 * scale:  # rows too close for the name: the marker alone, hover tells
             return [["offset_mark", mark], ["offset", None]]
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
-                "size": _font(10 * scale), "x_offset": 8.0 * scale}  # fmt: skip
+                "size": _font(LEAST_FONT * scale), "x_offset": 10.0 * scale}  # fmt: skip
         # The name goes right of the marker, or left of it where the figure ends first
-        # (about 6 characters of 10 px, past the 8 px gap).
-        if (cols.buffer_cols - 0.4 - x) * cell < (8 + 6 * 6.2) * scale:
-            name.update(align="right", x_offset=-8.0 * scale)
+        # (about 6 characters of 12 px, past the 10 px gap).
+        if (cols.buffer_cols - 0.4 - x) * cell < (10 + 6 * 7.4) * scale:
+            name.update(align="right", x_offset=-10.0 * scale)
         return [["offset_mark", mark], ["offset", name]]
     return [*_tile_labels(cols, cell, scale), _gap_labels(cols, cell, scale)]
 
@@ -260,9 +281,11 @@ def _tile_labels(cols: C.Columns, cell: float, scale: float) -> list:
     # tile's first row (the frame reaches past the cell's edge), within the row above.
     clear = frame_reach(cell) + 1
     room = cell * tile_room(cols.grid)
-    font = min(11 * scale, room / (0.62 * max(len(t) for t in texts)), cell * TILE_ROW - clear)
-    if font < 7:
+    font = min(LEAST_FONT * scale, room / (0.62 * max(len(t) for t in texts)),
+               cell * TILE_ROW - clear)  # fmt: skip
+    if font < LEAST_FONT - 0.01:  # (cells sized by tile_cell give LEAST_FONT, give or take)
         return [["tile", None]]
+    font = max(font, LEAST_FONT)
     return [["tile", {
         "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": cols.tiles["text"],
         "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
@@ -276,7 +299,7 @@ def tile_room(grid) -> float:
 
 
 #: The smallest font (px) a tile header is drawn at; its cells are made large enough.
-TILE_FONT = 9
+TILE_FONT = LEAST_FONT
 
 
 def tile_cell(cols: C.Columns, scale: float) -> float:

@@ -79,3 +79,48 @@ def low_contrast(page, least: float = 4.5) -> list[dict]:
                 {"text": t["text"], "ratio": round(ratio, 2), "fg": t["fg"], "bg": t["bg"]}
             )
     return found
+
+
+#: Every text a figure draws on its canvas (cell labels, tile headers, the offset marker
+#: and its name): its text, font size (px), colour and the colour it is painted on, its
+#: cell's fill for a cell's label, else the explorer's background (computed).
+FIGURE_TEXTS_JS = """() => {
+  const doc = Bokeh.documents[0];
+  const find = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList && el.classList.contains("candela-explorer")) return el;
+      if (el.shadowRoot) { const r = find(el.shadowRoot); if (r) return r; }
+    }
+  };
+  const m = getComputedStyle(find(document)).backgroundColor.match(/\\d+(\\.\\d+)?/g);
+  const page = m.slice(0, 3).map(Number);
+  const hex = (c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  const packed = (v) => [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255];
+  const out = [];
+  for (const fig of ["logical", "buffer"]) {
+    const labels = doc.get_model_by_name(`labels-${fig}-source`).data;
+    const cells = doc.get_model_by_name(`${fig}-source`).data;
+    const first = {};
+    labels.kind.forEach((k, i) => { if (!(k in first)) first[k] = i; });
+    for (let i = 0; i < labels.text.length; i++) {
+      const size = parseFloat(labels.size[i]);
+      if (!labels.text[i] || !(size > 0)) continue;
+      const kind = labels.kind[i];
+      const inCell = kind.endsWith("_label");
+      const bg = inCell ? packed(cells.color[i - first[kind]]) : page;
+      out.push({fig, kind, text: labels.text[i], px: size, fg: hex(labels.color[i]), bg});
+    }
+  }
+  return out;
+}"""
+
+
+def low_contrast_figure_texts(page, least: float = 4.5) -> list[dict]:
+    """The figures' canvas texts of ``page`` under ``least`` to 1 against what is behind."""
+    texts = page.evaluate(FIGURE_TEXTS_JS)
+    assert texts, "the figures draw no text"
+    return [
+        {**t, "ratio": round(contrast(t["fg"], t["bg"]), 2)}
+        for t in texts
+        if contrast(t["fg"], t["bg"]) < least
+    ]

@@ -402,6 +402,48 @@ def test_each_explorer_fits_its_output_area_with_no_sideways_scroll(lab):
         assert width <= area + 1 and overflow <= 1, (i, width, area, overflow)
 
 
+#: Where an explorer's parts are on the screen: its top, its pipeline box and its two
+#: figures (the grid and the buffer: the first and last of its figures).
+PARTS_JS = """e => {
+  const find = (root, cls, all) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList && el.classList.contains(cls)) all.push(el);
+      if (el.shadowRoot) find(el.shadowRoot, cls, all);
+    }
+    return all;
+  };
+  const box = (el) => el.getBoundingClientRect().toJSON();
+  const figures = find(e.shadowRoot || e, "bk-Figure", []);
+  return {top: box(e).top, right: box(e).right, ops: box(find(e.shadowRoot || e, "candela-ops-input", [])[0]),
+          figures: [box(figures[0]), box(figures[figures.length - 1])]};
+}"""
+
+
+def test_in_an_840_px_output_the_figures_are_on_the_first_screen(lab):
+    # JupyterLab in a 1280 px window: an output about 840 px wide. Scrolled to, an
+    # explorer shows its grid and its buffer beside its pipeline box, whole, on the first
+    # screen (they were under the controls, ~800 px down).
+    _, page, _ = lab
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        ex = explorers(page).nth(0)
+        area = ex.evaluate("e => e.closest('.jp-OutputArea-output').clientWidth")
+        assert 780 <= area <= 900, area
+        in_view(ex)
+        page.wait_for_function(
+            f"e => {{ const p = ({PARTS_JS})(e); return p.figures[1].bottom - p.top <= 800"
+            " && p.figures.every((f) => f.right <= p.right) }",
+            arg=ex.element_handle(),
+        )
+        parts = ex.evaluate(PARTS_JS)
+        for figure in parts["figures"]:
+            assert figure["left"] >= parts["ops"]["right"], parts  # beside the boxes
+            assert figure["top"] - parts["top"] < 800 and figure["right"] <= parts["right"], parts
+        page.screenshot(path="/tmp/jupyterlab-840.png")
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def press_right_in(page, i: int) -> list[str]:
     """Click inside explorer ``i``'s figure, press ArrowRight; the odometers before."""
     before = odometers(page)

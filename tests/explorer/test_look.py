@@ -17,8 +17,8 @@ pytest.importorskip("panel")
 from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
-from explorer.figures import FRAME_RINGS, Figures, frame_rings
-from explorer.labels import BUFFER_LABELS, FONT_SHARE, LOGICAL_LABELS
+from explorer.figures import FRAME_RINGS, Figures, frame_rings, split_height
+from explorer.labels import BUFFER_LABELS, FONT_SHARE, LEAST_FONT, LOGICAL_LABELS
 
 
 def luminance(color: str) -> float:
@@ -141,7 +141,8 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
                 assert widest <= cell["logical-figure"] * (shape[-1] + 1) + 1
             elif kind in FONT_SHARE:
                 assert font <= FONT_SHARE[kind] * cell[f"{fig}-figure"] + 1, (shape, kind, font)
-                assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] * scale
+                # Shown in cells of its least size (at scale 1), never under 12 px.
+                assert cell[f"{fig}-figure"] + 1 >= specs[kind][-1] and font >= LEAST_FONT
 
 
 def test_every_labels_source_keeps_one_length_and_its_padding_draws_nothing():
@@ -220,9 +221,52 @@ def test_every_tile_up_to_rank_8_has_its_header_and_values(shape):
     assert len(headers) == leading
     assert {text for text, _ in headers} == set(cols.tiles["text"])
     for text, font in headers:
-        assert font >= 9
+        assert font >= 12
         inner = [part.strip() for part in text.strip("[]").split(",")]
         assert len(inner) == len(shape) and inner[-2:] == [":", ":"]
         assert 0.62 * font * len(text) <= cell * (shape[-1] + 1) + 1
     values = [text for text, kind in zip(data["text"], data["kind"]) if kind == "value_label"]
     assert len([v for v in values if v]) == math.prod(shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.floats(160, 2000),
+    st.floats(1, 80),
+    st.floats(2, 60),
+    st.floats(1, 200),
+    st.floats(1, 200),
+)
+def test_the_figures_share_the_height_they_have(tall, grid_high, lane_high, grid_px, lane_px):
+    # Both figures within the height the page measured, one cell size for both unless a
+    # figure's width holds its cells smaller, which leaves the rest to the other.
+    high = {"logical": grid_high, "buffer": lane_high}
+    wide = {"logical": grid_px, "buffer": lane_px}
+    heights = split_height(tall, high, wide)
+    assert heights["logical"] + heights["buffer"] <= tall + 1e-6
+    cells = {fig: (heights[fig] - 8) / high[fig] for fig in high}
+    capped = [fig for fig in high if wide[fig] < (tall - 16) / (grid_high + lane_high)]
+    if not capped:
+        assert math.isclose(cells["logical"], cells["buffer"], rel_tol=1e-9)
+    else:
+        assert any(math.isclose(cells[fig], wide[fig], rel_tol=1e-9) for fig in capped)
+        assert math.isclose(heights["logical"] + heights["buffer"], tall, rel_tol=1e-9)
+
+
+def test_a_measured_room_sizes_the_cells_and_keys_take_it():
+    from explorer.keys import Keys
+
+    t = Tensor.arange((4, 3))
+    figures = Figures()
+    figures.set_scale(1.5)  # presenter mode: cells grow to the room, past 46 px
+    figures.render(C.columns_for(t), t.layout)
+    seen = []
+    keys = Keys()
+    keys.on_room = lambda *room: seen.append(room) or figures.set_room(*room)
+    keys._handle_msg({"room": [1360, 1080, 700]})
+    keys._handle_msg({"room": [1360, "1080", 700]})  # not numbers: ignored
+    assert seen == [(1360, 1080, 700)]
+    assert figures.cells["logical"] > 80 and figures.cells["buffer"] > 80
+    assert figures.logical_figure.height + figures.buffer_figure.height <= 700
+    keys._handle_msg({"room": [600, 768, 260]})  # a short screen: smaller, still fits
+    assert figures.logical_figure.height + figures.buffer_figure.height <= 260

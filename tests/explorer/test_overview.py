@@ -242,7 +242,7 @@ def test_a_cells_label_fits_its_cell_or_is_left_to_hover(cell, query):
             if rows is None or kind not in L.LABEL_WIDTH:
                 continue
             px = float(rows["size"].removesuffix("px"))
-            assert px >= L.MIN_FONT
+            assert px >= L.LEAST_FONT
             assert 0.6 * px * max(len(t) for t in rows["text"]) <= L.LABEL_WIDTH[kind] * cell + 1e-9
 
 

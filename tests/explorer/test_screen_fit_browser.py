@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
+from contrast import FIGURE_TEXTS_JS
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -77,7 +78,15 @@ def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):
 
 
 @pytest.mark.parametrize(
-    "query", ["?shape=3,4&ops=.transpose()", "?shape=2,3,4", "?shape=64,64", "?lesson=transpose"]
+    "query",
+    [
+        "?shape=3,4&ops=.transpose()",
+        "?shape=2,3,4",
+        "?shape=64,64",
+        "?lesson=transpose",
+        "?shape=2,2,2,2,2",
+        "?shape=3,4&ops=%5B1%3A%2C%202%3A%5D",  # an offset: its marker and name
+    ],
 )
 def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_server, query):
     page.set_viewport_size({"width": 390, "height": 844})
@@ -86,3 +95,46 @@ def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_s
     page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
     small = [t for t in page.evaluate(TEXTS_JS) if t["px"] < 12]
     assert not small, small
+    # The figures' own text, drawn on their canvases (cell labels, tile headers, the
+    # offset's marker and name), too.
+    small = [t for t in page.evaluate(FIGURE_TEXTS_JS) if t["px"] < 12]
+    assert not small, small[:5]
+
+
+#: The bounding box of the first element of a CSS class, through shadow roots.
+BOX_JS = """(cls) => {
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList && el.classList.contains(cls)) return el.getBoundingClientRect().toJSON();
+      if (el.shadowRoot) { const r = walk(el.shadowRoot); if (r != null) return r; }
+    }
+    return null;
+  };
+  return walk(document);
+}"""
+
+
+@pytest.mark.parametrize("query", ["?shape=3,4&ops=.transpose()", "?shape=64,64"])
+def test_in_a_notebook_wide_output_the_figures_are_on_the_first_screen(
+    page, explorer_server, query
+):
+    # A notebook's output is about 840 px wide: the figures sit beside the shape and
+    # pipeline boxes, the grid and the buffer whole on the first screen (they were ~800 px
+    # down, under the controls), with no sideways scroll.
+    page.set_viewport_size({"width": 840, "height": 800})
+    _open(page, explorer_server, query)
+    inputs = page.evaluate(BOX_JS, "candela-ops-input")
+    for name in ("logical-figure", "buffer-figure"):
+        page.wait_for_function(
+            f"() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('{name}'))"
+            ".el.getBoundingClientRect().bottom <= 800"
+        )
+        box = page.evaluate(
+            f"() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('{name}'))"
+            ".el.getBoundingClientRect().toJSON()"
+        )
+        # (A buffer wider than the column scrolls inside its panel, not the page.)
+        assert box["top"] >= 0 and box["left"] >= inputs["right"], (name, box, inputs)
+    assert inputs["bottom"] <= 800
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 840
+    page.screenshot(path="/tmp/notebook-840.png")

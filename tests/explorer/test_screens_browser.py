@@ -108,6 +108,16 @@ def test_presenter_mode_fits_a_projector_of_any_size(page, explorer_server):
     boxes = figure_boxes(page)
     assert len(boxes) == 2 and all(b["left"] >= 0 and b["right"] <= 1024 for b in boxes), boxes
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    # The grid, the buffer and the traversal's controls on the first screen, the grid's
+    # letters still drawn.
+    page.wait_for_function(
+        "e => e.getBoundingClientRect().bottom <= 768",
+        arg=page.locator(".bk-Figure").nth(1).element_handle(),
+    )
+    for part in (".candela-toggle", ".candela-forward", ".candela-odometer", ".bk-Figure"):
+        for i in range(page.locator(part).count()):
+            inside_viewport(page, f"{part} >> nth={i}", 1024, 768)
+    assert "a" in drawn_texts(page, "logical")
     expect(page.locator(".candela-shape-input")).to_be_hidden()
     expect(page.locator(".candela-ops-input")).to_be_hidden()
     # 1280x720: the traversal's controls on the first screen.
@@ -115,9 +125,16 @@ def test_presenter_mode_fits_a_projector_of_any_size(page, explorer_server):
     page.locator(".candela-keys").wait_for()
     for part in (".candela-toggle", ".candela-forward", ".candela-back", ".candela-odometer"):
         inside_viewport(page, part, 1280, 720)
-    # 1920x1080: the type grows with the screen, to 28 px and more.
+    # 1920x1080: the type grows with the screen, to 28 px and more; the cells grow to use
+    # the room (they were 50-70 px with half the screen empty), the figures still on it.
     open_at(page, explorer_server, query, 1920, 1080)
     page.locator(".candela-keys").wait_for()
+    grid = page.locator(".bk-Figure").first.element_handle()
+    page.wait_for_function("e => e.getBoundingClientRect().width >= 3 * 90", arg=grid)
+    for i in range(2):
+        inside_viewport(page, f".bk-Figure >> nth={i}", 1920, 1080)
+    for part in (".candela-toggle", ".candela-odometer"):
+        inside_viewport(page, part, 1920, 1080)
     for part in (".candela-question", ".candela-answer input", ".candela-odometer"):
         assert font_px(page, part) >= 28, part
     page.locator(".candela-answer input").fill("3")
@@ -126,6 +143,57 @@ def test_presenter_mode_fits_a_projector_of_any_size(page, explorer_server):
     expect(page.locator(".candela-stride")).to_be_visible()
     assert font_px(page, ".candela-stride") >= 28
     assert font_px(page, ".candela-verdict") >= 28
+
+
+def drawn_texts(page, figure: str) -> list[str]:
+    """The texts a figure draws on its canvas (its labels source's rows with a size)."""
+    return page.evaluate(
+        f"() => {{ const d = Bokeh.documents[0].get_model_by_name('labels-{figure}-source')"
+        ".data; return d.text.filter((t, i) => t && parseFloat(d.size[i]) > 0) }"
+    )
+
+
+def overlap(a: dict, b: dict) -> float:
+    """The area two bounding boxes share (px²)."""
+    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(0.0, w) * max(0.0, h)
+
+
+#: The width of the chosen lesson's name and of the widest in the lesson list, in the
+#: list's own font, and the room for them.
+NAMES_JS = """s => {
+  const cs = getComputedStyle(s), c = document.createElement("canvas").getContext("2d");
+  c.font = cs.font;
+  const widths = Array.from(s.options).map((o) => c.measureText(o.text).width);
+  return [widths[s.selectedIndex], Math.max(...widths),
+          s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)];
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), (1920, 1080), (1280, 800)])
+@pytest.mark.parametrize("presenter", ["&presenter=true", ""])
+def test_the_lesson_column_parts_keep_apart_and_inside_it(
+    page, explorer_server, width, height, presenter
+):
+    # The answer box's label clear of its box and of the check button; the button inside
+    # the lesson column with its label whole; the chosen lesson's name whole in the list
+    # (in presenter mode every lesson's: the list is wider there).
+    open_at(page, explorer_server, f"?lesson=transpose&step=2{presenter}", width, height)
+    page.locator(".candela-keys").wait_for()
+    if presenter:
+        expect(page.locator(".candela-presenter")).to_have_count(1)
+    label = page.locator(".candela-answer label").bounding_box()
+    box = page.locator(".candela-answer input").bounding_box()
+    check = page.locator(".candela-check button").bounding_box()
+    column = page.locator(".candela-lesson-area").bounding_box()
+    assert overlap(label, box) == 0 and overlap(label, check) == 0, (label, box, check)
+    assert overlap(box, check) == 0, (box, check)
+    assert check["x"] + check["width"] <= column["x"] + column["width"], (check, column)
+    button = page.locator(".candela-check button")
+    assert button.evaluate("e => e.scrollWidth <= e.clientWidth"), "the check label is cut"
+    chosen, widest, room = page.locator(".candela-lesson-select select").evaluate(NAMES_JS)
+    assert (widest if presenter else chosen) <= room, (chosen, widest, room)
 
 
 QUESTION_LESSONS = [

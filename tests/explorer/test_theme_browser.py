@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
-from contrast import low_contrast
+from contrast import FIGURE_TEXTS_JS, low_contrast, low_contrast_figure_texts
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -56,6 +56,19 @@ def test_every_text_is_legible_light_and_dark(page, explorer_server, scheme, que
     bad = low_contrast(page)
     page.screenshot(path=f"/tmp/theme-{scheme}-{'dark' if dark else 'light'}.png")
     assert not bad, bad
+    # The figures' own text too: cell labels on their cells, tile headers and the offset's
+    # marker and name on the page.
+    assert not low_contrast_figure_texts(page)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_offset_marker_reads_at_4_5_to_1_light_and_dark(page, explorer_server, theme):
+    # An offset into a wider buffer: the marker and its name drawn under a cell.
+    _open(page, explorer_server, f"?shape=3,4&ops=%5B1%3A%2C%202%3A%5D&theme={theme}")
+    texts = page.evaluate(FIGURE_TEXTS_JS)
+    kinds = {t["kind"] for t in texts}
+    assert {"offset_mark", "offset", "value_label"} <= kinds, kinds
+    assert not low_contrast_figure_texts(page)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -86,3 +99,38 @@ def test_a_notebook_theme_decides_over_the_system(page, explorer_server, noteboo
     want = "rgb(0, 0, 0)" if dark else "rgb(255, 255, 255)"
     page.wait_for_function(f"() => ({BG_JS})() === '{want}'")
     assert not low_contrast(page)
+
+
+#: Each list's arrow colour (the fill of its computed background image) and the list's
+#: background colour.
+ARROWS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName !== "SELECT" || el.multiple || !el.getClientRects().length) continue;
+      const cs = getComputedStyle(el);
+      const fill = decodeURIComponent(cs.backgroundImage).match(/fill=\\\\?"([^"\\\\]+)/);
+      out.push({fill: fill && fill[1], bg: cs.backgroundColor});
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_list_shows_its_arrow_light_and_dark(page, explorer_server, theme):
+    # Bokeh draws a list's arrow black: unseen on the dark theme's black. A control's
+    # graphic needs 3:1 (WCAG 1.4.11).
+    from contrast import contrast, hex_rgb
+
+    _open(page, explorer_server, f"?shape=3,4&theme={theme}")
+    arrows = page.evaluate(ARROWS_JS)
+    assert len(arrows) >= 2, arrows  # the unit and the lesson lists
+    named = {"black": "#000000", "white": "#ffffff", "darkgrey": "#a9a9a9"}
+    for arrow in arrows:
+        fill = named.get(arrow["fill"], arrow["fill"])
+        assert fill and fill.startswith("#"), arrow
+        bg = tuple(int(v) for v in arrow["bg"][arrow["bg"].index("(") + 1 : -1].split(",")[:3])
+        assert contrast(hex_rgb(fill), bg) >= 3, arrow
