@@ -211,8 +211,15 @@ def test_the_url_is_a_clean_link_on_a_lesson_step_and_keeps_changes_otherwise():
 
 
 def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
-    ex = Explorer(shape=(3, 4), ops=".transpose()")
-    root = ex.__panel__()
+    def on_a_projector(**kwargs) -> tuple[Explorer, object]:
+        # Its page's figures' column and the height they have, as the page measures them
+        # (unmeasured, the cells fit a guess of an ordinary window).
+        shown = Explorer(**kwargs)
+        root = shown.__panel__()
+        shown._on_room(1280, 1000, 760)
+        return shown, root
+
+    ex, root = on_a_projector(shape=(3, 4), ops=".transpose()")
     size = (ex.figures.logical_figure.width, ex.figures.buffer_figure.height)
     font = ex.figures.labels_logical.data["size"][0]
     ex.presenter = True
@@ -228,7 +235,7 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     # The shape and pipeline boxes too, as the README says.
     assert not ex.editor.shape_input.visible and not ex.editor.ops_input.visible
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
-    redrawn = Explorer(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
+    redrawn, _ = on_a_projector(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
     ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
@@ -237,7 +244,9 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert PRESENTER_CLASS not in ex.fields_pane.css_classes
     assert (
         ex.figures.logical_figure.width
-        == Explorer(shape=(3, 4), ops=".transpose().transpose()").figures.logical_figure.width
+        == on_a_projector(shape=(3, 4), ops=".transpose().transpose()")[
+            0
+        ].figures.logical_figure.width
     )
     assert ex.figures.labels_logical.data["size"][0] == font
     assert all(part.visible for part in ex.editing_parts)
