@@ -30,8 +30,9 @@ and noisy). The app is served by the command line (``python -m explorer
 3. Soak: open 200 sessions (GETs, 10 at a time), let the server's unused
    session expiry discard them, and read the server's RSS (from /proc) before
    (after 10 warm-up sessions have come and gone) and after; 5 rounds
-   (``--soak-rounds``), 1,000 sessions, each round printed against the warm
-   size (goal: every round within 20 MB of it once its sessions expired).
+   (``--soak-rounds``), 1,000 sessions, each round's RSS once its sessions
+   expired printed over the warm size (goal: within 20 MB of it) and over round 1
+   (what the allocators kept after the first busy moment).
    The first round raises what the C library and Python's allocator keep for
    the process to use again; memory that grows with sessions grows in every
    later round as well (the mean of the later rounds is judged too).
