@@ -15,8 +15,15 @@ import time
 
 import pytest
 
-from explorer.testing import BokehClient, free_port, run_in_thread
-from tests.explorer.test_page_changes import rss_mb, start, wait_for_url
+from explorer.testing import (
+    BokehClient,
+    free_port,
+    rss_mb,
+    run_in_thread,
+    start_command,
+    stop_command,
+    wait_for_url,
+)
 
 #: Sessions opened (and closed) in each round of the in-process test, and how many at once.
 ROUND, AT_ONCE, ROUNDS = 20, 4, 2
@@ -104,7 +111,7 @@ def test_a_swelled_session_gives_its_memory_back_when_it_ends():
     the freed arrays for the process (its threshold for giving a large block its own
     mapping rises once one is freed), and the server stays swelled (119 of 119 MB)."""
     port = free_port()
-    proc = start(["--port", str(port)])
+    proc = start_command(["--port", str(port), "--ready", "0"])
     pipelines = [
         ".transpose()",
         ".reshape(1024, 32, 32)",
@@ -134,10 +141,9 @@ def test_a_swelled_session_gives_its_memory_back_when_it_ends():
         return figures
 
     try:
-        wait_for_url(proc, time.monotonic() + 90)
+        wait_for_url(proc)
         figures = run_in_thread(scenario, timeout=300)
     finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+        stop_command(proc)
     assert figures["swelled"] - figures["warm"] > 15, figures  # it did swell the server
     assert figures["after"] - figures["warm"] < 8, figures
