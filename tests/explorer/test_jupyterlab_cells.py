@@ -203,7 +203,7 @@ def test_rerunning_an_explorer_cell_drops_the_views_that_are_gone(browser, jupyt
         if page_growth > 0.5:
             pytest.xfail(
                 f"the page's JavaScript heap grows {page_growth:.2f} MB a run (after a garbage "
-                "collection): the views of cleared outputs are kept in the page"
+                "collection): something in the page keeps what cleared outputs drew"
             )
     finally:
         offline.close()
