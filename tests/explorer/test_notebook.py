@@ -139,3 +139,43 @@ def test_the_notebook_writes_an_offline_page(executed):
     assert stdout(cells["export"]) == ["tour-offline.html True"]
     page = (workdir / "tour-offline.html").read_text(encoding="utf-8")
     assert "<script src=" not in page and "cdn.holoviz.org/panel" not in page
+
+
+def run_cells(tmp_path, sources: list[str]) -> list:
+    """Execute a notebook of ``sources`` on a kernel of this Python; its code cells."""
+    spec = tmp_path / "kernels" / "candela-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "candela test kernel", "language": "python"})
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    mp = pytest.MonkeyPatch()
+    mp.setenv("JUPYTER_PATH", str(tmp_path))
+    try:
+        nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180).execute()
+    finally:
+        mp.undo()
+    return nb.cells
+
+
+def test_the_kernel_keeps_no_copy_of_an_explorers_html(tmp_path):
+    # IPython 9 records every output's bundle in memory (history_manager.outputs); the
+    # page has the explorer's HTML and JavaScript, the kernel keeps its text and picture.
+    cells = run_cells(
+        tmp_path,
+        [
+            "import explorer\nex = explorer.Explorer(shape=(3, 4))\nex",
+            "ex",
+            "import json\nkept = get_ipython().history_manager.outputs\n"
+            "print(json.dumps([sorted(o.bundle) for n in sorted(kept) for o in kept[n]]))\n"
+            "print(sum(len(str(v)) for n in kept for o in kept[n] for v in o.bundle.values()))",
+        ],
+    )
+    sent = [o for c in cells[:2] for o in c.outputs if "image/svg+xml" in o.get("data", {})]
+    assert len(sent) == 2 and all({"text/html", PANEL_EXEC} <= set(o["data"]) for o in sent)
+    html = sum(len(o["data"]["text/html"]) for o in sent)
+    bundles, chars = stdout(cells[2])
+    assert json.loads(bundles).count(["image/svg+xml", "text/plain"]) == 2, bundles
+    assert "text/html" not in bundles and PANEL_EXEC not in bundles and PANEL_LOAD not in bundles
+    assert int(chars) < html / 10, (chars, html)
