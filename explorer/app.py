@@ -31,7 +31,7 @@ from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
 from explorer.editor import Editor
 from explorer.enter_box import EnterBox
-from explorer.fields import fields_html, headings_html, summary_text
+from explorer.fields import DTYPE_BYTES, fields_html, headings_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
@@ -568,6 +568,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             waiting,
             tensor.layout.len if summary else None,
             cols.overview,
+            DTYPE_BYTES.get(self.unit, 1),
         )
         self._render_fields()
 

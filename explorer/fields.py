@@ -244,13 +244,15 @@ def headings_html(
     waiting: str = "",
     summary_len: int | None = None,
     overview: dict | None = None,
+    unit_bytes: int = 1,
 ) -> tuple[str, str]:
     """The logical grid's and the memory buffer's headings, as HTML.
 
     ``waiting`` is ``""`` when no question waits; else ``"asked"`` (the layout asked
     about is drawn, lettered) or ``"before"`` (the tensor before its last step is).
     ``summary_len`` is the number of elements when the page shows numbers, not cells
-    (too many to draw one by one).
+    (too many to draw one by one). With ``unit_bytes`` other than 1 (a byte unit), an
+    overview's cells say how many bytes each stands for, beside the elements.
 
     >>> grid, lane = headings_html((300, 300), 90000, 16, summary_len=90000)
     >>> "too many to draw" in grid and "90,000 cells" in lane
@@ -272,8 +274,11 @@ def headings_html(
                 f"{o['drawn']:,} in all"
             )
         if o["bin"] > 1:
+            each = f"{o['bin']:,} positions"
+            if unit_bytes != 1:
+                each += f" ({o['bin'] * unit_bytes:,} bytes)"
             buffer = (
-                f"{buffer_size:,} cells, drawn as {o['cells']:,} of {o['bin']:,} positions "
+                f"{buffer_size:,} cells, drawn as {o['cells']:,} of {each} "
                 "each; colour: the first element to read one; faint: read less often; "
                 "●: read by a drawn element"
             )

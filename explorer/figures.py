@@ -93,8 +93,9 @@ const scale = Number(frames.tags[0]?.scale) || 1
 if (format === "custom") return value * scale  // a buffer cell's own position
 if (format === "span") {  // a cell of the buffer's overview: the bin of positions it is
   const tags = frames.tags[0] ?? {}
-  const last = Math.min(value + (Number(tags.bin) || 1), Number(tags.size) || Infinity) - 1
-  return `${(value * scale).toLocaleString("en")} to ${(last * scale).toLocaleString("en")}`
+  // The bin's first and last position; in bytes, its first and last byte.
+  const end = Math.min(value + (Number(tags.bin) || 1), Number(tags.size) || Infinity)
+  return `${(value * scale).toLocaleString("en")} to ${(end * scale - 1).toLocaleString("en")}`
 }
 const k = special_vars.index
 const pos = frames.data.pos[k]

@@ -67,6 +67,18 @@ def test_the_channels_last_batch_is_drawn_and_walked(open_explorer, page):
     expect(page.locator(".bk-tooltip-content", has_text="positions").first).to_contain_text(
         "2,352 to 4,703"
     )
+    # In a byte unit the same cell is bytes 2,352 * 4 to the last byte of position 4,703,
+    # and the heading says how many bytes a cell stands for.
+    page.mouse.move(0, 0)
+    page.locator(".candela-unit-select select").select_option("float32")
+    expect(page.locator(".candela-heading", has_text="memory buffer")).to_contain_text(
+        "2,352 positions (9,408 bytes) each"
+    )
+    page.locator(".candela-heading", has_text="memory buffer").scroll_into_view_if_needed()
+    page.mouse.move(*_cell_point(page, "buffer-figure", bx, by))
+    expect(page.locator(".bk-tooltip-content", has_text="positions").first).to_contain_text(
+        "9,408 to 18,815"
+    )
     assert not errors, errors
 
 
