@@ -617,7 +617,7 @@ class Figures:
         if not cols.summary:
             grid = cols.grid
             tiled = len(grid.shape) > 2
-            top = 0.9 if tiled else 0.0
+            top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
             wide, tall, column = self._room()
             # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
             # large tensor on a projector fits its screen too).

@@ -303,16 +303,23 @@ TILE_FONT = LEAST_FONT
 
 
 def tile_cell(cols: C.Columns, scale: float) -> float:
-    """The cell size (px) at which every tile's header fits over its tile at TILE_FONT."""
+    """The cell size (px) at which every tile's header fits over its tile at TILE_FONT:
+    as wide as its text, and as tall, in the row above the tile, clear of the cursor's
+    frame on the tile's first row (see :func:`_tile_labels`)."""
     texts = cols.tiles["text"]
     if not len(texts):
         return 0.0
-    return 0.62 * TILE_FONT * scale * max(len(t) for t in texts) / tile_room(cols.grid)
+    cell = 0.62 * TILE_FONT * scale * max(len(t) for t in texts) / tile_room(cols.grid)
+    while cell * TILE_ROW - (frame_reach(cell) + 1) < TILE_FONT * scale - 0.01:
+        cell += 0.5
+    return cell
 
 
-#: The height, in cells, of the row above a tile that holds its header (the cell's top
-#: edge to the next tile's cells or the figure's top).
-TILE_ROW = 1.0
+#: The height, in cells, of the room above a tile that holds its header (the cell's top
+#: edge to the next tile's cells or the figure's top): tiles above one another are two
+#: empty rows apart (columns.grid_for), and the figure leaves as much above the first.
+#: A header of 12 px clear of the cursor's frame then fits over cells of about 8 px.
+TILE_ROW = 2.0
 
 
 def frame_reach(cell: float) -> float:
