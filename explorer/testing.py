@@ -195,6 +195,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+def open_served(page, url: str) -> None:
+    """Open a served explorer page at ``url`` in Playwright's ``page`` and return once it
+    is drawn and has heard back from its server (:func:`wait_connected`)."""
+    page.goto(url)
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
+    wait_connected(page)
+
+
 def wait_connected(page, explorers: int = 1, timeout: float = 30_000) -> None:
     """Return once every explorer on ``page`` has heard back from its server.
 

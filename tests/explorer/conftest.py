@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from explorer.testing import CHROMIUM, CHROMIUM_ARGS, served_app, wait_connected
+from explorer.testing import CHROMIUM, CHROMIUM_ARGS, open_served, served_app
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -62,14 +62,9 @@ def open_explorer(page, explorer_server):
     """Open the app at a query string and wait until its fields and models are on the page."""
 
     def open_(query: str = ""):
-        page.goto(explorer_server + query)
-        page.wait_for_function(
-            "() => window.Bokeh && Bokeh.documents.length > 0"
-            " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
-        )
+        # Drawn, and the page has said how much room its figures have: sized to it.
+        open_served(page, explorer_server + query)
         page.locator(".candela-shape").wait_for()
-        # The page has said how much room its figures have, and they are sized to it.
-        wait_connected(page)
         return page
 
     return open_

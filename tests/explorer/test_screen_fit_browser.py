@@ -10,6 +10,8 @@ pytest.importorskip("playwright")
 from contrast import FIGURE_TEXTS_JS
 from playwright.sync_api import expect
 
+from explorer.testing import open_served
+
 pytestmark = pytest.mark.browser
 
 #: Every element with text of its own on the page (through Panel's shadow roots): its
@@ -50,15 +52,8 @@ ROOM_SENT = """() => {
 
 
 def _open(page, url, query):
-    page.goto(url + query)
-    page.wait_for_function(
-        "() => window.Bokeh && Bokeh.documents.length > 0"
-        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
-    )
+    open_served(page, url + query)  # drawn, and the server has heard its figures' room
     expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
-    page.wait_for_function(  # the server has heard how much room the figures have
-        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
-    )
 
 
 def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):

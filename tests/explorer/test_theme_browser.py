@@ -9,6 +9,8 @@ pytest.importorskip("playwright")
 from contrast import FIGURE_TEXTS_JS, low_contrast, low_contrast_figure_texts
 from playwright.sync_api import expect
 
+from explorer.testing import open_served
+
 pytestmark = pytest.mark.browser
 
 BG_JS = """() => {
@@ -24,15 +26,8 @@ BG_JS = """() => {
 
 
 def _open(page, url, query):
-    page.goto(url + query)
-    page.wait_for_function(
-        "() => window.Bokeh && Bokeh.documents.length > 0"
-        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
-    )
+    open_served(page, url + query)  # drawn, and the server has heard its figures' room
     expect(page.locator(".candela-odometer")).to_contain_text("element 1 of")
-    page.wait_for_function(  # the server has heard how much room the figures have
-        "() => Bokeh.documents[0].get_model_by_name('frames-source').tags[0]?.room != null"
-    )
     page.locator(".candela-forward .bk-btn").click()
     expect(page.locator(".candela-odometer")).to_contain_text("element 2 of")
 
