@@ -693,8 +693,7 @@ class Figures:
     def _set_tooltips(self) -> None:
         tags = self.frames_source.tags[0] if self.frames_source.tags else {}
         in_bytes = tags.get("unit", "elements") != "elements"
-        binned = getattr(self, "binned", False)
-        for name, tips in self.tooltips(self.concealed, in_bytes, binned).items():
+        for name, tips in self.tooltips(self.concealed, in_bytes, self.binned).items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips

@@ -23,6 +23,7 @@ too: the setting, and the fix for panes redrawn from the kernel
 
 from __future__ import annotations
 
+import itertools
 import os
 
 __all__ = [
@@ -193,7 +194,7 @@ def _on_post_run_cell(result=None) -> None:
         return
     # The cell's outputs are under its execution count, or the one before (displays
     # published while IPython posts the cell): the newest few keys.
-    for count in list(outputs)[-3:]:
+    for count in itertools.islice(reversed(outputs), 3):  # not a copy of every key
         kept = outputs[count]
         for i, output in enumerate(kept):
             bundle = getattr(output, "bundle", None)
@@ -218,12 +219,11 @@ def _give_back_memory() -> None:
     memory only ever grew, by about 0.4 MB each time a cell showing an explorer ran
     again, though nothing of it was still in use. Elsewhere than glibc: nothing.
     """
-    import ctypes
+    from .patches.collect_at_a_pause import _malloc_trim
 
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    trim = _malloc_trim()  # looked up once; None where the C library is not glibc
+    if trim is not None:
+        trim(0)
 
 
 def _watch_cells() -> None:

@@ -31,6 +31,7 @@ from .pipeline import (
     parse,
     positions_buffer,
 )
+from .style import THEMES
 
 #: Longest pipeline text accepted, so a pasted novel cannot stall the parser.
 MAX_OPS_CHARS = 2000
@@ -311,7 +312,7 @@ class ExplorerState(param.Parameterized):
     )
     theme = param.Selector(
         default="",
-        objects=["", "light", "dark"],
+        objects=list(THEMES),
         doc='"light" or "dark"; "" follows the system or the notebook.',
     )
 

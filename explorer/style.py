@@ -116,7 +116,7 @@ THEME_CLASSES = ("candela-light", "candela-dark")
 
 def theme_classes(theme: str) -> list[str]:
     """The classes of the explorer's outermost box that choose ``theme`` ("" for none)."""
-    return [f"candela-{theme}"] if theme in ("light", "dark") else []
+    return [f"candela-{theme}"] if theme in THEMES[1:] else []
 
 
 #: The marks of the figures, in the legend's order.

@@ -169,7 +169,8 @@ def wait_for_url(
 
 
 def stop_command(proc: subprocess.Popen, timeout: float = 30) -> str:
-    """Stop the command as Ctrl-C would (killed if it will not), and give what it printed."""
+    """Stop the command as a service manager would (SIGTERM; killed if it will not stop),
+    and give what it printed."""
     if proc.poll() is None:
         proc.terminate()
     try:
