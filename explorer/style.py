@@ -132,8 +132,10 @@ LEGEND = (
 
 def legend_html() -> str:
     """The legend of the figures' marks, as HTML."""
+    # Each swatch stays on the line of its name: a line breaks between entries only.
     swatches = "".join(
-        f'<span class="candela-swatch" style="background:{color}"></span>{text}'
+        '<span class="candela-legend-item" style="white-space:nowrap">'
+        f'<span class="candela-swatch" style="background:{color}"></span>{text}</span> '
         for color, text in LEGEND
     )
     return f'<div class="candela-legend">{swatches}</div>'

@@ -69,6 +69,7 @@ def test_a_64_by_64_tensor_fits_a_laptop_screen(page, explorer_server):
         )
         assert box["bottom"] <= 800 and box["right"] <= 1280, (name, box)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    _legend_entries_whole(page)
     page.screenshot(path="/tmp/fit-64x64-1280x800.png")
 
 
@@ -94,6 +95,17 @@ def test_a_phone_gets_no_sideways_scroll_and_no_text_under_12px(page, explorer_s
     # offset's marker and name), too.
     small = [t for t in page.evaluate(FIGURE_TEXTS_JS) if t["px"] < 12]
     assert not small, small[:5]
+    _legend_entries_whole(page)
+
+
+def _legend_entries_whole(page) -> None:
+    # A legend's swatch and its name on one line: a colour box at a line's end with its
+    # name on the next reads as the wrong name's colour.
+    entries = page.locator(".candela-legend-item")
+    assert entries.count() >= 6
+    for i in range(entries.count()):
+        rects = entries.nth(i).evaluate("(el) => el.getClientRects().length")
+        assert rects == 1, (entries.nth(i).inner_text(), rects)
 
 
 #: The bounding box of the first element of a CSS class, through shadow roots.
