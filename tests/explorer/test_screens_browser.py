@@ -14,18 +14,17 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 from explorer import lessons as L
+from explorer.testing import open_served
 
 pytestmark = pytest.mark.browser
 
 
 def open_at(page, url, query, width, height):
     page.set_viewport_size({"width": width, "height": height})
-    page.goto(url + query)
+    # Drawn and heard back from: a key pressed before the keyboard component runs (later
+    # with the patches off) is lost.
+    open_served(page, url + query)
     page.locator(".candela-title").wait_for(state="attached")
-    page.wait_for_function(
-        "() => window.Bokeh && Bokeh.documents.length > 0"
-        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
-    )
     return page
 
 
