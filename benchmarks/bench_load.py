@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from explorer.patches.collect_at_a_pause import COLLECT_QUIET_S, COLLECT_WITHIN_S
-from explorer.testing import BokehClient, http_get
+from explorer.testing import BokehClient, cpu_seconds, http_get, rss_mb
 
 HOST = "127.0.0.1"
 #: Bokeh's defaults: an unused session is kept 15 s and looked for every 17 s.
@@ -150,11 +150,11 @@ class Server:
 
     def cpu_s(self) -> float:
         """CPU seconds used so far by the server and any worker processes it forked."""
-        return sum(_cpu_s(pid) for pid in _tree(self.proc.pid))
+        return _each(cpu_seconds, _tree(self.proc.pid))
 
     def rss_mb(self) -> float:
         """Resident memory of the server and any worker processes it forked, in MB."""
-        return sum(_rss_kb(pid) for pid in _tree(self.proc.pid)) / 1024
+        return _each(rss_mb, _tree(self.proc.pid))
 
     def stop(self) -> None:
         for pid in reversed(_tree(self.proc.pid)[1:]):
@@ -179,19 +179,15 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _cpu_s(pid: int) -> float:
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-    return 0.0
-
-
-def _rss_kb(pid: int) -> int:
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def _each(read, pids: list[int]) -> float:
+    # A worker may end between listing the tree and reading it (or be a zombie, with no
+    # memory to read): it counts nothing.
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):
+            value = read(pid)
+            total += value if value == value else 0.0  # NaN: nothing to read
+    return total
 
 
 # ---------------------------------------------------------------------- 1. burst open

@@ -124,8 +124,11 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
-def start_command(args: list[str], env: dict | None = None) -> subprocess.Popen:
-    """``python -m explorer --no-browser ARGS`` as a person starts it, in the project's folder.
+def start_command(
+    args: list[str], env: dict | None = None, program: list[str] | None = None
+) -> subprocess.Popen:
+    """``python -m explorer --no-browser ARGS`` as a person starts it, in the project's folder
+    (or ``program`` + ARGS, e.g. the ``candela-explorer`` script or ``panel serve``).
 
     Its output (both streams, unbuffered) is read as text lines from ``.stdout``;
     ``env`` adds to the environment. Stop it with :func:`stop_command`. Ctrl+C
@@ -133,7 +136,7 @@ def start_command(args: list[str], env: dict | None = None) -> subprocess.Popen:
     started in the background, where the shell has them ignore it.
     """
     return subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--no-browser", *args],
+        [*(program or [sys.executable, "-m", "explorer", "--no-browser"]), *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -154,18 +157,46 @@ def wait_for_url(
 ) -> list[str]:
     """The command's lines up to the one that prints its URL (or starts with ``until``).
 
-    An AssertionError, with what it printed, if none comes within ``timeout`` s.
+    An AssertionError, with what it printed, if none comes within ``timeout`` s; the
+    command is then killed, so a command that hangs without printing cannot hang the
+    caller. The lines are read in a thread, which ends at that line or at the output's end;
+    what follows is left in the pipe for the caller (e.g. :func:`stop_command`).
     """
-    lines: list[str] = []
+    import queue
+    import threading
+
+    lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+
+    def read() -> None:
+        # A byte at a time from the pipe itself: nothing after the URL's line is read
+        # ahead into a buffer that stop_command's reading of the pipe would not see.
+        fd, line = proc.stdout.fileno(), bytearray()
+        while byte := os.read(fd, 1):
+            line += byte
+            if byte == b"\n":
+                text = line.decode(errors="replace").replace("\r\n", "\n")
+                line.clear()
+                lines.put(text)
+                if text.startswith(until):
+                    return
+        lines.put(None)  # the output ended
+
+    threading.Thread(target=read, daemon=True, name="wait-for-url").start()
+    seen: list[str] = []
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
             break
-        lines.append(line)
+        if line is None:
+            break
+        seen.append(line)
         if line.startswith(until):
-            return lines
-    raise AssertionError("the command printed no URL:\n" + "".join(lines))
+            return seen
+    if proc.poll() is None:
+        proc.kill()
+    raise AssertionError(f"the command printed no URL within {timeout:g} s:\n" + "".join(seen))
 
 
 def stop_command(proc: subprocess.Popen, timeout: float = 30) -> str:

@@ -6,7 +6,6 @@ prints (or for the port to answer), fetches the page over HTTP and stops it.
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.testing import free_port
+from explorer.testing import free_port, start_command, stop_command, wait_for_url
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -34,26 +33,6 @@ def fetch(url: str, deadline: float) -> str:
             time.sleep(0.2)
 
 
-def start(cmd: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": "true"}
-    return subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-
-
-def printed_url(proc: subprocess.Popen, deadline: float) -> str:
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        found = re.search(r"Candela Explorer: (http://\S+)", line)
-        if found:
-            return found.group(1)
-    pytest.fail("no URL printed:\n" + "".join(lines))
-
-
 @pytest.mark.parametrize(
     "cmd",
     [
@@ -64,16 +43,17 @@ def printed_url(proc: subprocess.Popen, deadline: float) -> str:
 )
 def test_the_command_serves_on_localhost_and_prints_the_url(cmd):
     port = free_port()
-    proc = start(cmd + ["--port", str(port), "--shape", "3,4", "--ops", ".transpose()"])
+    proc = start_command(
+        ["--port", str(port), "--shape", "3,4", "--ops", ".transpose()"], program=cmd
+    )
     try:
-        deadline = time.monotonic() + 60
-        url = printed_url(proc, deadline)
+        lines = wait_for_url(proc, timeout=60)
+        url = re.search(r"Candela Explorer: (http://\S+)", lines[-1]).group(1)
         assert url.startswith(f"http://127.0.0.1:{port}/?shape=3,4&ops=.transpose()")
-        page = fetch(url, deadline)
+        page = fetch(url, time.monotonic() + 60)
         assert "<title>Candela Explorer</title>" in page
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop_command(proc)
 
 
 def test_a_busy_port_is_a_clear_message_not_a_traceback():
@@ -94,21 +74,39 @@ def test_a_busy_port_is_a_clear_message_not_a_traceback():
 
 def test_panel_serve_of_the_app_file_works():
     port = free_port()
-    proc = start(
-        [
-            str(BIN / "panel"),
-            "serve",
-            "explorer/app.py",
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-        ]
+    proc = start_command(
+        ["serve", "explorer/app.py", "--port", str(port), "--address", "127.0.0.1"],
+        program=[str(BIN / "panel")],
     )
     try:
         page = fetch(f"http://127.0.0.1:{port}/app?shape=2,3", time.monotonic() + 60)
         assert "<title>Candela Explorer</title>" in page
     finally:
-        proc.terminate()
-        out = proc.communicate(timeout=20)[0]
+        out = stop_command(proc)
     assert "Traceback" not in out and "Error" not in out, out
+
+
+def test_waiting_for_a_command_that_prints_nothing_ends_at_its_timeout():
+    # A command that hangs without a line must fail the test that waits for its URL,
+    # not hang it: the wait is bounded, and the silent command is stopped.
+    silent = start_command([], program=[sys.executable, "-c", "import time; time.sleep(120)"])
+    started = time.monotonic()
+    try:
+        with pytest.raises(AssertionError, match="printed no URL within 2 s"):
+            wait_for_url(silent, timeout=2)
+        assert time.monotonic() - started < 30
+        assert silent.wait(timeout=10) is not None  # killed, not left running
+    finally:
+        stop_command(silent)
+
+
+def test_waiting_for_the_url_gives_every_line_up_to_it():
+    script = "print('one'); print('two'); print('Candela Explorer: http://x/'); print('after')"
+    proc = start_command([], program=[sys.executable, "-c", script])
+    try:
+        lines = wait_for_url(proc, timeout=30)
+        assert [line.strip() for line in lines] == ["one", "two", "Candela Explorer: http://x/"]
+        proc.wait(timeout=30)  # it has printed everything and ended
+    finally:
+        rest = stop_command(proc)
+    assert rest.strip() == "after"  # what follows the URL is left in the pipe for the caller
