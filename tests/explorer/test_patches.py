@@ -146,6 +146,25 @@ def test_every_patch_declares_what_it_changes_why_and_what_it_buys():
         if patch.script:
             text = (Path(patches.__file__).parent / patch.script).read_text(encoding="utf-8")
             assert f"function {patch.entry}(Bokeh)" in text, name
+        if "(a fix" in patch.buys:  # a framework bug: a reproduction to send upstream
+            assert len(patch.upstream) > 40, name
+
+
+def test_the_bokeh_behaviours_two_patches_change_are_still_bokehs():
+    # Their reproductions, run on the installed Bokeh: when one fails, Bokeh has changed and
+    # the patch (own_origin_check, short_errors) may go.
+    from bokeh.protocol import Protocol
+    from bokeh.server.util import check_allowlist
+
+    assert check_allowlist("localhost", ["localhost:80"])
+    assert not check_allowlist("[::1]", ["[::1]:80"])  # an IPv6 host is not given port 80
+    try:
+        raise ValueError("a message that failed")
+    except ValueError:
+        reply = Protocol().create("ERROR", "1", "failed")
+    assert "Traceback" in reply.content["traceback"]  # the server's traceback, to the page
+    for name in ("own_origin_check", "short_errors"):
+        assert patches.get(name).upstream, name
 
 
 def test_on_the_checked_releases_every_patch_applies(normal):
