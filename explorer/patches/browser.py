@@ -7,7 +7,10 @@ change once per browser page; the explorer's keyboard component
 component of their own would cost every session two Bokeh models more. A patch
 left off is an empty function there. Each acts only on models carrying the
 explorer's tag or CSS class, so other Bokeh plots and Panel widgets on a notebook
-page behave as Bokeh and Panel made them.
+page behave as Bokeh and Panel made them. The Python side sends a script only on the
+releases it was checked against; in the page, each also checks that every method it
+replaces is there, and if one is missing leaves the framework alone and logs one
+console line ("candela: patch NAME left off: ...").
 
 - ``steady`` (``steady.mjs``): a tagged figure (:data:`explorer.painting.STEADY_TAG`)
   repaints only when its size, frame or data changed, and never reads the page's
