@@ -9,9 +9,9 @@ every other request off 127.0.0.1 is aborted and counted. The kernel is the one
 same whether or not the test process itself has the patches off.
 
 The notebook is ``test_jupyterlab.py``'s: an ``explorer.show(ndarray)``, a
-displayed ``Explorer``, then that one changed from Python. Not asserted here: that
-last change, made by "Run All" while the page may still be loading Panel's files
-(seen lost with the patches off; with them on the files are inline).
+displayed ``Explorer``, then that one changed from Python. That last change is often
+not drawn with the patches off (an expected failure below: Panel's own update path
+sends references to stylesheet models the page never got); typed edits are drawn.
 """
 
 from __future__ import annotations
@@ -110,6 +110,25 @@ def plain_lab(browser, tmp_path_factory):
     finally:
         context.close()
         server.stop()
+
+
+@pytest.mark.xfail(
+    reason="with the patches off, a change from Python is often not drawn: Panel 1.9's own "
+    "update of a component's styling sends the page references to stylesheet models it never "
+    "sent, Bokeh refuses the message ('reference ... isn't known'); quick_updates avoids it",
+    strict=False,
+)
+def test_with_every_patch_off_a_change_from_python_is_drawn(plain_lab):
+    # Runs before the test below edits the second explorer: the notebook's last cell set its
+    # ops to "" from Python, so it shows (2, 3). Seen here: lost in 5 of 7 runs with every
+    # patch off; with PANEL_INLINE=false and only quick_updates off, in 3 of 3 (each with
+    # Bokeh's "reference ... isn't known"); with PANEL_INLINE=false and every patch on, in
+    # none of 4.
+    _, page = plain_lab
+    second = in_view(explorers(page).nth(1))
+    expect(second.locator(".candela-shape").first).to_have_text(
+        expected_fields()[1][0], timeout=15_000
+    )
 
 
 def test_with_every_patch_off_jupyterlab_draws_and_edits_both_explorers(plain_lab):
