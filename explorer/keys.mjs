@@ -10,8 +10,9 @@
 // message, since the lesson lives there. Nothing fires while the student types in
 // a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
-// figures' painting rules (patches/steady.mjs and cells.mjs) and the boxes' typing rule
-// (enter_box.mjs), the first parts of its module. A page whose server went away says so
+// figures' painting rules (patches/steady.mjs and cells.mjs), the boxes' typing rule
+// (enter_box.mjs) and, on a served page, the URL kept in the page (keep_href.mjs), the
+// first parts of its module. A page whose server went away says so
 // and offers to reconnect. typing_keys.mjs, put before this file, tells typing from keys.
 
 // The explorer this component belongs to: its nearest `.candela-explorer` ancestor,
@@ -50,27 +51,6 @@ function lone(explorer) {
   return all.length === 1 && all[0] === explorer
 }
 
-// On a page whose URL an explorer owns (served: `follow_history`), the server writes
-// the URL through Panel's Location, which then sends the server the whole new URL
-// (`href`) after each change: a message, and 5-10 ms of the server's time an edit, for
-// a value nothing there reads (the back and forward buttons come as messages of their
-// own, below). There the page's Location keeps `href` in the page.
-function keepHrefInPage(doc) {
-  for (const location of doc?.all_models ?? []) {
-    if (location.type !== "panel.models.location.Location" || location._candelaHref) continue
-    try {
-      Object.defineProperty(location, "href", {
-        get() { return location.properties.href.get_value() },
-        set(value) { location.setv({href: value}, {sync: false}) },
-        configurable: true,
-      })
-      location._candelaHref = true
-    } catch (error) {
-      console.warn("candela: the page's URL is sent back as Panel sends it", error)
-    }
-  }
-}
-
 function contains(root, path) {
   return root != null && path.includes(root)
 }
@@ -106,12 +86,14 @@ function watchConnection(doc) {
 }
 
 export function render({model, view}) {
-  // From steady.mjs, cells.mjs, enter_box.mjs and notebook_comm.mjs, which come first in
-  // this module.
+  // From steady.mjs, cells.mjs, enter_box.mjs, notebook_comm.mjs and keep_href.mjs
+  // (explorer/patches/), which come first in this module; a patch that is off is an
+  // empty function there (keepHref then returns nothing: Panel's Location is left alone).
   steady(globalThis.Bokeh)
   cells(globalThis.Bokeh)
   enterBox(globalThis.Bokeh)
   notebookComm(globalThis.Bokeh)
+  const keepHrefInPage = keepHref(globalThis.Bokeh) ?? (() => {})
   let root = null
   let active = false // this explorer was the last one clicked, or holds the focus
   const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))

@@ -15,10 +15,15 @@ explorer renders with no network: by default Panel would fetch them from
 cdn.bokeh.org and cdn.holoviz.org. ``PANEL_INLINE=false`` in the kernel's
 environment turns that off (smaller notebooks, but a network is needed), and so
 does ``CANDELA_PLAIN=1`` (Panel's inline mode needs a patch for panes redrawn from
-the kernel). Once
-an explorer has been displayed, the kernel's other Panel outputs are inlined
-too: the setting, and the fix for panes redrawn from the kernel
-(:mod:`explorer.patches.inline_panes`), are Panel's, for the whole kernel.
+the kernel). Once an explorer has been displayed, the kernel's other Panel outputs
+are inlined too: the setting is Panel's, for the whole kernel; the fix for panes
+redrawn from the kernel (:mod:`explorer.patches.inline_panes`) acts on the
+explorer's panes only.
+
+A cell run again lets go of the explorer outputs it showed before (the front end
+clears them): this module remembers which outputs each cell showed, and
+:mod:`explorer.patches.forget_outputs` drops them from Panel's and pyviz_comms'
+records (off with ``CANDELA_PLAIN``, Panel keeps them, as it keeps any output).
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from __future__ import annotations
 import itertools
 import os
 
+from .patches.forget_outputs import forget_output
+
 __all__ = [
     "ensure_extension",
-    "forget_output",
     "in_notebook",
     "repr_mimebundle",
     "repr_text",
@@ -77,7 +83,9 @@ def ensure_extension() -> None:
     capture_per_thread()
     _watch_cells()
     page = _page()
-    if panel_extension._loaded and page in _pages:
+    # Panel's own record that its extension ran in this kernel (read, never written; a
+    # Panel without it gets its extension loaded again, as if on a new page).
+    if getattr(panel_extension, "_loaded", False) and page in _pages:
         return
     # Bokeh and Panel's JavaScript go into the output itself, not a CDN link, and
     # stylesheets of models the kernel sends later are inlined too (Panel reads
@@ -89,11 +97,12 @@ def ensure_extension() -> None:
         pn.config.inline = True
     from panel.io.state import state
 
-    shown = set(state._views)
+    views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
+    shown = set(views or ())
     pn.extension()
     # Panel's extension displays outputs of its own (its browser_info model) in this
     # cell: forgotten with the cell's other outputs when it runs again.
-    for ref in set(state._views) - shown:
+    for ref in set(views or ()) - shown:
         _remember_output(ref)
     _pages.add(page)
     _loader_cells[page] = _running_cell[0]
@@ -163,8 +172,9 @@ def _on_pre_run_cell(info) -> None:
             _pages.discard(page)
             del _loader_cells[page]
     for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
-        forget_output(ref)
-        _let_go[0] = True
+        # Panel keeps them otherwise (explorer.patches.forget_outputs, a pyviz_comms bug).
+        if forget_output(ref):
+            _let_go[0] = True
 
 
 #: The MIME types of Panel's notebook outputs: a view, and the output loading its JavaScript.
@@ -243,58 +253,6 @@ def _watch_cells() -> None:
         except Exception:  # pragma: no cover - an older ipykernel
             parent = getattr(shell.kernel, "_parent_header", None) or {}
         _running_cell[0] = (parent or {}).get("metadata", {}).get("cellId")
-
-
-def forget_output(ref: str) -> None:
-    """Drop the Panel output whose root model is ``ref``: its view, its comms, its document.
-
-    Panel does this itself when the page says an output is gone, through
-    pyviz_comms' JupyterLab extension; in JupyterLab 4 and Notebook 7 that
-    extension (as shipped with pyviz_comms 3.0.6) never opens the comm it
-    would say it on, so Panel kept every output's view and redrew it at every
-    change. The kernel knows when a cell runs again, and that the front end
-    clears that cell's outputs then.
-    """
-    from panel.io.state import state
-
-    entry = state._views.pop(ref, None)
-    state._handles.pop(ref, None)
-    if entry is None:
-        return
-    viewable, model, doc, _ = entry
-    # Panel's own cleanup closes these but leaves them in pyviz_comms' registry of every
-    # comm, and there each holds its output's whole view through its message handler.
-    comms = getattr(viewable, "_comms", {}).get(ref, ())
-    try:
-        viewable._cleanup(model)
-        if state._location is not None:  # Panel's one Location keeps every output's root
-            state._location._cleanup(model)
-    except Exception:  # never break the user's cell over a view that is gone anyway
-        pass
-    for comm in comms:
-        if comm is not None:
-            _close(comm)
-    try:
-        doc.clear()
-    except Exception:
-        pass
-
-
-def _close(comm) -> None:
-    """Close one of Panel's comms, kernel side, and forget it everywhere it is kept."""
-    from pyviz_comms import JupyterCommManager
-
-    JupyterCommManager._comms.pop(comm.id, None)
-    try:
-        manager = getattr(comm, "manager", None)  # a client comm's target, opened or not
-        if manager is not None:
-            manager.targets.pop(comm.id, None)
-        if getattr(comm, "_comm", None) is not None:
-            if not getattr(comm._comm, "_closed", True):
-                comm._comm.close()
-            comm._comm = None
-    except Exception:
-        pass
 
 
 def repr_text(explorer) -> str:

@@ -110,15 +110,18 @@ class CompressStaticOnce(GZipContentEncoding):
         super().__init__(request)
         static = request.method == "GET" and request.path.startswith("/static/")
         self._path = request.path if static else None
+        # Read here, not from Tornado's private state, so a Tornado release that renames
+        # its fields leaves this Tornado's own transform, never a failing one.
+        self._accepts_gzip = "gzip" in request.headers.get("Accept-Encoding", "")
         self._key: tuple[str, str] | None = None
         self._parts: list[bytes] | None = None
         self._from_cache = False
 
     def transform_first_chunk(self, status_code, headers, chunk, finishing):
         etag = headers.get("Etag")
-        if self._path and self._gzipping and status_code == 200 and etag:
+        if self._path and self._accepts_gzip and status_code == 200 and etag:
             ctype = str(headers.get("Content-Type", "")).split(";")[0]
-            if self._compressible_type(ctype) and "Content-Encoding" not in headers:
+            if self._compressible(ctype) and "Content-Encoding" not in headers:
                 self._key = (self._path, etag)
         cached = self._cache.get(self._key) if self._key else None
         if cached is not None:
@@ -134,9 +137,13 @@ class CompressStaticOnce(GZipContentEncoding):
         status_code, headers, chunk = super().transform_first_chunk(
             status_code, headers, chunk, finishing
         )
-        if not self._gzipping:
+        if headers.get("Content-Encoding") != "gzip":  # Tornado chose not to compress it
             self._parts = None
         return status_code, headers, chunk
+
+    def _compressible(self, ctype: str) -> bool:
+        """Whether Tornado compresses ``ctype`` (its rule: text, or one of its CONTENT_TYPES)."""
+        return ctype.startswith("text/") or ctype in getattr(self, "CONTENT_TYPES", ())
 
     def transform_chunk(self, chunk: bytes, finishing: bool) -> bytes:
         if self._from_cache:

@@ -84,6 +84,7 @@ MODULES = (
     "one_write",
     "pool_sessions",
     "inline_panes",
+    "forget_outputs",
     "quick_updates",
     "comm_stdout",
     "browser",

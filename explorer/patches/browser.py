@@ -7,7 +7,10 @@ change once per browser page; the explorer's keyboard component
 component of their own would cost every session two Bokeh models more. A patch
 left off is an empty function there. Each acts only on models carrying the
 explorer's tag or CSS class, so other Bokeh plots and Panel widgets on a notebook
-page behave as Bokeh and Panel made them.
+page behave as Bokeh and Panel made them. The Python side sends a script only on the
+releases it was checked against; in the page, each also checks that every method it
+replaces is there, and if one is missing leaves the framework alone and logs one
+console line ("candela: patch NAME left off: ...").
 
 - ``steady`` (``steady.mjs``): a tagged figure (:data:`explorer.painting.STEADY_TAG`)
   repaints only when its size, frame or data changed, and never reads the page's
@@ -19,6 +22,10 @@ page behave as Bokeh and Panel made them.
   Enter.
 - ``notebook_comm`` (``notebook_comm.mjs``): in a notebook, a change Panel's comm held
   more than a second for the kernel's acknowledgement is sent on.
+- ``keep_href`` (``keep_href.mjs``): on a served page whose explorer follows the
+  history, Panel's Location keeps its new ``href`` in the page instead of sending it
+  back to the server that wrote it. Its entry function returns the function to apply to
+  a document (nothing when the patch is off).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from . import Patch, register
 __all__ = ["BROWSER_PATCHES"]
 
 #: The browser patches, in the order the keyboard component's module holds them.
-BROWSER_PATCHES = ("steady", "cells", "enter_box", "notebook_comm")
+BROWSER_PATCHES = ("steady", "cells", "enter_box", "notebook_comm", "keep_href")
 
 #: BokehJS is Bokeh's Python package's own version; Panel's models come with Panel.
 CHECKED = {"bokeh": "3.9", "panel": "1.9"}
@@ -89,5 +96,19 @@ register(
         "the change stays in the page until the next one (the CommManager waits for an "
         "acknowledgement that never comes); tests/explorer/test_jupyterlab.py shows it "
         "with the patch off",
+    )
+)
+
+register(
+    Patch(
+        name="keep_href",
+        changes="the href property of Panel's Location model (on the instance, in the page), "
+        "where the explorer's keyboard component follows the history: set without syncing",
+        why="Panel's Location sends the server the whole new URL after the server itself "
+        "wrote it: a message for a value nothing on the server reads",
+        buys="one message an edit instead of two; 5-10 ms of the server's time an edit",
+        checked=CHECKED,
+        script="keep_href.mjs",
+        entry="keepHref",
     )
 )

@@ -29,6 +29,11 @@ function plainRects(visuals, d) {
 function cells(Bokeh) {
   const RectView = Bokeh?.Models?.get?.("Rect")?.prototype?.default_view
   if (RectView == null || RectView.prototype.__candelaCells) return
+  if (typeof RectView.prototype._paint !== "function") {
+    console.warn("candela: patch cells left off: Bokeh's RectView has no _paint")
+    RectView.prototype.__candelaCells = "off"
+    return
+  }
   const paint = RectView.prototype._paint
   RectView.prototype.__candelaCells = true
   RectView.prototype._paint = function (ctx, indices, data) {

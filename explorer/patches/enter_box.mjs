@@ -31,7 +31,15 @@ function enterBox(Bokeh) {
   }
   const typing = ownerOf(viewOf("TextInput"), "change_input_value")
   const keys = ownerOf(viewOf("panel.models.widgets.TextInput"), "_keyup")
-  if (typing == null || keys == null || typing._candelaEnterBox) return
+  if (typing == null || keys == null) {
+    if (viewOf("TextInput") != null && !enterBox.warned) {
+      enterBox.warned = true
+      console.warn("candela: patch enter_box left off: Bokeh's or Panel's TextInputView " +
+        "has no change_input_value or _keyup")
+    }
+    return
+  }
+  if (typing._candelaEnterBox) return
   const ours = (view) => view.model.css_classes?.includes?.(ENTER_BOX_CLASS)
 
   const typed = typing.change_input_value

@@ -40,7 +40,12 @@ function notebookComm(Bokeh) {
   } catch (error) {
     return // not a notebook's page
   }
-  if (manager == null || manager._candelaFlush || typeof manager._document_changed !== "function") {
+  if (manager == null || manager._candelaFlush) return // a served page has no CommManager
+  const gone = ["_document_changed", "process_events"].filter(
+    (name) => typeof manager[name] !== "function")
+  if (gone.length > 0) {
+    console.warn(`candela: patch notebook_comm left off: Panel's CommManager has no ${gone.join(", ")}`)
+    manager._candelaFlush = "off"
     return
   }
   const changed = manager._document_changed

@@ -187,5 +187,9 @@ register(
         checked={"bokeh": "3.9"},
         needs=("bokeh.server.views.ws:WSHandler.check_origin",),
         install=_install_origin_check,
+        upstream="from bokeh.server.util import check_allowlist; "
+        "check_allowlist('[::1]', ['[::1]:80']) is False while "
+        "check_allowlist('localhost', ['localhost:80']) is True: an IPv6 host without a "
+        "port holds a colon, so it is not given port 80",
     )
 )

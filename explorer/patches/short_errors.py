@@ -120,5 +120,9 @@ register(
         checked={"bokeh": "3.9"},
         needs=("bokeh.server.connection:ServerConnection.error",),
         install=_install,
+        upstream="bokeh serve any app; send its WebSocket a PATCH-DOC that fails to apply: "
+        "the ERROR reply's content.traceback holds the server's whole traceback (paths, "
+        "versions), as bokeh.protocol.messages.error.error.create formats the exception "
+        "being handled",
     )
 )

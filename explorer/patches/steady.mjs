@@ -20,6 +20,14 @@ const STEADY_TAG = "candela-steady"
 function steady(Bokeh) {
   const PlotView = Bokeh?.Models?.get?.("Plot")?.prototype?.default_view
   if (PlotView == null || PlotView.prototype.__candelaSteady) return
+  // Every method replaced must be Bokeh's, or the patch leaves Bokeh alone (one line).
+  const gone = ["_update_layout", "invalidate_layout", "_after_layout"].filter(
+    (name) => typeof PlotView.prototype[name] !== "function")
+  if (gone.length > 0) {
+    console.warn(`candela: patch steady left off: Bokeh's PlotView has no ${gone.join(", ")}`)
+    PlotView.prototype.__candelaSteady = "off"
+    return
+  }
   const update = PlotView.prototype._update_layout
   const invalidate = PlotView.prototype.invalidate_layout
   PlotView.prototype.__candelaSteady = true
@@ -56,7 +64,8 @@ function steady(Bokeh) {
   // than once an edit. Neither Bokeh, Panel nor the explorer sets those variables: a
   // tagged plot's visuals go straight to their properties.
   const Visual = Bokeh.require?.("core/visuals/visual")?.VisualProperties
-  if (Visual != null && !Visual.prototype.__candelaSteady) {
+  if (Visual != null && !Visual.prototype.__candelaSteady &&
+      typeof Visual.prototype._get_css_value === "function") {
     const cssValue = Visual.prototype._get_css_value
     Visual.prototype.__candelaSteady = true
     Visual.prototype._get_css_value = function (name) {

@@ -566,7 +566,7 @@ def _sent(page) -> list[str]:
     return page.evaluate("() => window.__sent.splice(0)")
 
 
-@pytest.mark.patched("enter_box")
+@pytest.mark.patched("enter_box", "keep_href")
 def test_an_edit_sends_the_server_one_message(open_explorer, explorer_server):
     # Each key used to send the server the box's text, Enter an event of its own, and the
     # new URL came back from the page: 15 messages, more of the server's time than the

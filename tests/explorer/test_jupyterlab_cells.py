@@ -159,6 +159,7 @@ def read_counts(page, jupyter, name) -> dict[str, float]:
     return {k: float(v) for k, v in zip(words[::2], words[1::2])}
 
 
+@pytest.mark.patched("forget_outputs")
 def test_rerunning_an_explorer_cell_drops_the_views_that_are_gone(browser, jupyter):
     # Cell 1 shows the same explorer again at every run, cell 2 a new one. The page
     # clears a cell's outputs when it runs again; the kernel must stop drawing them.

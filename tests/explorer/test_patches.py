@@ -146,6 +146,25 @@ def test_every_patch_declares_what_it_changes_why_and_what_it_buys():
         if patch.script:
             text = (Path(patches.__file__).parent / patch.script).read_text(encoding="utf-8")
             assert f"function {patch.entry}(Bokeh)" in text, name
+        if "(a fix" in patch.buys:  # a framework bug: a reproduction to send upstream
+            assert len(patch.upstream) > 40, name
+
+
+def test_the_bokeh_behaviours_two_patches_change_are_still_bokehs():
+    # Their reproductions, run on the installed Bokeh: when one fails, Bokeh has changed and
+    # the patch (own_origin_check, short_errors) may go.
+    from bokeh.protocol import Protocol
+    from bokeh.server.util import check_allowlist
+
+    assert check_allowlist("localhost", ["localhost:80"])
+    assert not check_allowlist("[::1]", ["[::1]:80"])  # an IPv6 host is not given port 80
+    try:
+        raise ValueError("a message that failed")
+    except ValueError:
+        reply = Protocol().create("ERROR", "1", "failed")
+    assert "Traceback" in reply.content["traceback"]  # the server's traceback, to the page
+    for name in ("own_origin_check", "short_errors"):
+        assert patches.get(name).upstream, name
 
 
 def test_on_the_checked_releases_every_patch_applies(normal):
@@ -275,3 +294,53 @@ def test_a_notebook_is_inlined_only_with_the_fix_for_redrawn_panes(plain, inline
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == inline
+
+
+def _shown_in_a_cell(monkeypatch, cell: str):
+    """A Panel output as a notebook cell shows it: Panel's view record, its comm, its cell."""
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import state
+    from pyviz_comms import Comm
+
+    from explorer import notebook
+
+    pane = pn.pane.Markdown("a")
+    doc = Document()
+    comm = Comm()
+    model = pane.get_root(doc, comm=comm)
+    doc.add_root(model)  # as Panel's notebook display adds it
+    ref = model.ref["id"]
+    monkeypatch.setitem(state._views, ref, (pane, model, doc, comm))
+    monkeypatch.setitem(notebook._outputs_of_cell, cell, [ref])
+    return pane, doc, ref
+
+
+@pytest.mark.patched("forget_outputs")
+def test_a_cell_run_again_lets_go_of_the_outputs_it_showed(monkeypatch):
+    import types
+
+    from panel.io.state import state
+
+    from explorer import notebook
+
+    pane, doc, ref = _shown_in_a_cell(monkeypatch, "cell-1")
+    notebook._on_pre_run_cell(types.SimpleNamespace(cell_id="cell-1"))
+    assert ref not in state._views and ref not in pane._models
+    assert doc.roots == []
+    assert "cell-1" not in notebook._outputs_of_cell
+
+
+def test_with_forget_outputs_off_panel_keeps_a_rerun_cells_outputs(monkeypatch):
+    # Off (CANDELA_PLAIN, another Panel): Panel's records are left as Panel keeps them.
+    import types
+
+    from panel.io.state import state
+
+    from explorer import notebook
+
+    monkeypatch.setitem(patches._STATE, "forget_outputs", "off for this test")
+    pane, doc, ref = _shown_in_a_cell(monkeypatch, "cell-2")
+    notebook._on_pre_run_cell(types.SimpleNamespace(cell_id="cell-2"))
+    assert ref in state._views and ref in pane._models
+    assert doc.roots != []

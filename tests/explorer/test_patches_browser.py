@@ -71,3 +71,69 @@ def test_only_an_explorers_output_sends_on_what_its_comm_held(page):
     )
     assert sent["explorer"] == ["first", "second"]
     assert sent["other"] == ["first"]  # Panel's own: held until an acknowledgement
+
+
+#: Each browser patch run twice on a stand-in of Bokeh whose view lacks one method the patch
+#: replaces (as a release that renamed it would): which methods changed, what was logged.
+MISSING = """
+([source, entry]) => {
+  const warnings = []
+  const warn = console.warn
+  console.warn = (...parts) => warnings.push(parts.join(" "))
+  const viewClass = (methods) => {
+    class View {}
+    for (const name of methods) View.prototype[name] = function () { return name }
+    return View
+  }
+  const views = {
+    Plot: viewClass(["_update_layout", "invalidate_layout"]),  // no _after_layout
+    Rect: viewClass([]),  // no _paint
+    TextInput: viewClass(["change_input_value"]),
+    "panel.models.widgets.TextInput": viewClass([]),  // no _keyup
+  }
+  class CommManager {}
+  CommManager.prototype._document_changed = function () {}  // no process_events
+  const models = {
+    ...Object.fromEntries(Object.entries(views).map(
+      ([name, view]) => [name, {prototype: {default_view: view}}])),
+    "panel.models.comm_manager.CommManager": CommManager,
+  }
+  const Bokeh = {Models: {get: (name) => models[name]}}
+  const methods = () => [...Object.values(views).map((v) => v.prototype), CommManager.prototype]
+    .map((p) => Object.fromEntries(Object.entries(p).filter(([, f]) => typeof f === "function")))
+  const before = methods()
+  try {
+    const run = new Function("Bokeh", source + `\\n${entry}(Bokeh)\\n${entry}(Bokeh)`)
+    run(Bokeh)
+  } finally {
+    console.warn = warn
+  }
+  const after = methods()
+  const changed = after.some((p, i) => Object.keys(p).length !== Object.keys(before[i]).length
+    || Object.entries(p).some(([name, f]) => before[i][name] !== f))
+  return {changed, warnings}
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["steady", "cells", "enter_box", "notebook_comm"])
+def test_a_browser_patch_missing_a_name_leaves_the_framework_alone_and_says_so_once(page, name):
+    patch = get(name)
+    if skip_reason(patch):
+        pytest.skip("the patch is off here")
+    page.set_content("<html><body></body></html>")
+    found = page.evaluate(MISSING, [browser_module((name,)), patch.entry])
+    assert found["changed"] is False, found
+    assert len(found["warnings"]) == 1 and f"patch {name} left off" in found["warnings"][0], found
+
+
+def test_on_a_served_page_no_browser_patch_says_it_is_left_off(page, explorer_server):
+    # The control for the test above: on the releases they were checked against, every name
+    # each browser patch replaces is there.
+    from explorer.testing import open_served
+
+    said: list[str] = []
+    page.on("console", lambda msg: said.append(msg.text))
+    open_served(page, explorer_server + "?shape=3,4")
+    page.locator(".candela-shape").wait_for()
+    assert not [line for line in said if "left off" in line], said

@@ -77,6 +77,32 @@ def test_a_browser_that_does_not_ask_for_gzip_gets_plain_bytes(explorer_server):
     assert body == (BOKEH_JS / "bokeh.min.js").read_bytes()
 
 
+def test_the_static_gzip_cache_reads_no_private_name_of_tornado():
+    # Every private name CompressStaticOnce reads on itself is one it sets: a Tornado release
+    # that renames its transform's fields (_gzipping, _compressible_type) must leave static
+    # files compressed as Tornado compresses them, not fail every page's scripts.
+    import ast
+    import inspect
+    import textwrap
+
+    from explorer.serving import CompressStaticOnce
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(CompressStaticOnce)))
+    own = {n.target.id for n in tree.body[0].body if isinstance(n, ast.AnnAssign)}
+    own |= {n.name for n in tree.body[0].body if isinstance(n, ast.FunctionDef)}
+    read = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            (own if isinstance(node.ctx, ast.Store) else read).add(node.attr)
+    assert read and read <= own, sorted(read - own)
+
+
 def test_a_cached_file_is_still_answered_304_when_the_browser_has_it(explorer_server):
     _, _, body = request(explorer_server, "/", gzip_ok=False)
     (src,) = [s for s in script_srcs(body.decode()) if "/bokeh-widgets.min.js" in s]

@@ -1,0 +1,168 @@
+"""Explorers in a real JupyterLab with every patch off (``CANDELA_PLAIN=1`` in the kernel).
+
+With the patches off the explorer uses Panel's notebook resources as Panel ships
+them: its JavaScript and stylesheets come from Panel's and Bokeh's CDNs, not
+inline. The browser here has no network, so the CDNs are stood in for by the same
+files of the installed Bokeh and Panel (what the CDN serves for these releases);
+every other request off 127.0.0.1 is aborted and counted. The kernel is the one
+``CANDELA_PLAIN`` is read in (patches are per process), so this module runs the
+same whether or not the test process itself has the patches off.
+
+The notebook is ``test_jupyterlab.py``'s: an ``explorer.show(ndarray)``, a
+displayed ``Explorer``, then that one changed from Python. That last change is often
+not drawn with the patches off (an expected failure below: Panel's own update path
+sends references to stylesheet models the page never got); typed edits are drawn.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import bokeh
+import panel
+import pytest
+from playwright.sync_api import expect
+from test_jupyterlab import (
+    CANVAS_INK,
+    Jupyter,
+    Offline,
+    expected_fields,
+    explorers,
+    fields,
+    in_view,
+    open_notebook,
+    run_all,
+)
+
+pytestmark = pytest.mark.browser
+
+BOKEH_JS = Path(bokeh.__file__).parent / "server" / "static" / "js"
+PANEL_DIST = Path(panel.__file__).parent / "dist"
+
+
+def cdn_file(url: str) -> Path | None:
+    """The installed file Bokeh's or Panel's CDN serves at ``url`` (None: not theirs)."""
+    parsed = urlparse(url)
+    if parsed.hostname == "cdn.bokeh.org":
+        found = re.fullmatch(
+            r"/bokeh/(?:release|dev)/(bokeh[\w-]*?)(?:-\d[\w.]*?)?(\.min)?\.js", parsed.path
+        )
+        if found:
+            return BOKEH_JS / f"{found[1]}{found[2] or ''}.js"
+    if parsed.hostname == "cdn.holoviz.org":
+        found = re.fullmatch(r"/panel/[^/]+/dist/(.+)", unquote(parsed.path))
+        if found:
+            return PANEL_DIST / found[1]
+    return None
+
+
+class CdnFromDisk(Offline):
+    """Offline, but Bokeh's and Panel's CDNs answer from the installed packages."""
+
+    def __init__(self, browser):
+        self.from_cdn: list[str] = []
+        super().__init__(browser)
+
+    def _route(self, route) -> None:
+        path = cdn_file(route.request.url)
+        if path is not None and path.is_file() and PANEL_DIST.parent.parent in path.parents:
+            self.from_cdn.append(route.request.url)
+            kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            route.fulfill(
+                status=200,
+                body=path.read_bytes(),
+                headers={"Content-Type": kind, "Access-Control-Allow-Origin": "*"},
+            )
+        else:
+            super()._route(route)
+
+
+def test_the_cdn_stand_in_maps_to_the_installed_files():
+    assert cdn_file(f"https://cdn.bokeh.org/bokeh/release/bokeh-{bokeh.__version__}.min.js") == (
+        BOKEH_JS / "bokeh.min.js"
+    )
+    assert cdn_file(
+        f"https://cdn.bokeh.org/bokeh/release/bokeh-widgets-{bokeh.__version__}.min.js"
+    ) == (BOKEH_JS / "bokeh-widgets.min.js")
+    assert (
+        cdn_file(f"https://cdn.holoviz.org/panel/{panel.__version__}/dist/panel.min.js")
+        == PANEL_DIST / "panel.min.js"
+    )
+    shims = "bundled/reactiveesm/es-module-shims@%5E1.10.0/dist/es-module-shims.min.js"
+    assert cdn_file(f"https://cdn.holoviz.org/panel/1.9.4/dist/{shims}") == PANEL_DIST / (
+        "bundled/reactiveesm/es-module-shims@^1.10.0/dist/es-module-shims.min.js"
+    )
+    assert cdn_file("https://example.com/bokeh.min.js") is None
+
+
+@pytest.fixture(scope="module")
+def plain_lab(browser, tmp_path_factory):
+    server = Jupyter(tmp_path_factory.mktemp("jupyterlab-plain"), {"CANDELA_PLAIN": "1"})
+    context = CdnFromDisk(browser)
+    try:
+        name = server.notebook("plain.ipynb")
+        page = open_notebook(context, server, name)
+        run_all(page, server, name)
+        yield context, page
+    finally:
+        context.close()
+        server.stop()
+
+
+@pytest.mark.xfail(
+    reason="with the patches off, a change from Python is often not drawn: Panel 1.9's own "
+    "update of a component's styling sends the page references to stylesheet models it never "
+    "sent, Bokeh refuses the message ('reference ... isn't known'); quick_updates avoids it",
+    strict=False,
+)
+def test_with_every_patch_off_a_change_from_python_is_drawn(plain_lab):
+    # Runs before the test below edits the second explorer: the notebook's last cell set its
+    # ops to "" from Python, so it shows (2, 3). Seen here: lost in 5 of 7 runs with every
+    # patch off; with PANEL_INLINE=false and only quick_updates off, in 3 of 3 (each with
+    # Bokeh's "reference ... isn't known"); with PANEL_INLINE=false and every patch on, in
+    # none of 4.
+    _, page = plain_lab
+    second = in_view(explorers(page).nth(1))
+    expect(second.locator(".candela-shape").first).to_have_text(
+        expected_fields()[1][0], timeout=15_000
+    )
+
+
+def test_with_every_patch_off_jupyterlab_draws_and_edits_both_explorers(plain_lab):
+    context, page = plain_lab
+    expect(explorers(page)).to_have_count(2, timeout=60_000)
+    # The first explorer, explorer.show(x.T): its fields as computed here, its canvases drawn.
+    first = in_view(explorers(page).nth(0))
+    assert fields(first) == expected_fields()[0]
+    for i in range(2):
+        canvases = in_view(explorers(page).nth(i)).locator("canvas")
+        expect(canvases.first).to_be_attached()
+        inks = [canvas.evaluate(CANVAS_INK) for canvas in canvases.all()]
+        assert len(inks) >= 2 and min(inks) >= 2, f"explorer {i + 1}: canvas colours {inks}"
+    # Panel's own resources, as Panel ships them: from its CDN (here: from disk), not inline.
+    assert any("panel.min.js" in url for url in context.from_cdn), context.from_cdn
+    assert any("cdn.bokeh.org" in url for url in context.from_cdn), context.from_cdn
+    # A pipeline typed into the second explorer reaches the kernel and is drawn: (2, 3)
+    # flipped keeps its shape, its first stride negated.
+    ex = in_view(explorers(page).nth(1))
+    box = ex.locator(".candela-ops-input input").first
+    box.click()
+    box.press("Control+a")
+    page.keyboard.type(".flip(0)", delay=20)
+    page.keyboard.press("Enter")
+    expect(ex.locator(".candela-shape").first).to_have_text("(2, 3)", timeout=15_000)
+    expect(ex.locator(".candela-stride").first).to_have_text("(-3, 1)", timeout=15_000)
+    # A key steps the traversal of the explorer clicked, and only that one.
+    odometer = explorers(page).nth(0).locator(".candela-odometer").first
+    in_view(explorers(page).nth(0)).locator(".bk-events").first.click(timeout=10_000)
+    page.keyboard.press("ArrowRight")
+    expect(odometer).to_contain_text("element 2 of", timeout=10_000)
+    assert context.blocked == [], context.blocked
+    # Panel 1.9's own: a pane redrawn from the kernel can refer the page to a stylesheet
+    # model it never sent, and Bokeh logs it (inline_panes mends the explorer's panes when
+    # on). Nothing else may go wrong.
+    unknown = re.compile(r"console: \S+: reference [\w-]+ isn't known")
+    assert [e for e in context.errors if not unknown.match(e)] == [], context.errors
