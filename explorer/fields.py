@@ -236,6 +236,11 @@ def summary_text(s: dict, unit: str = "elements") -> str:
 WAIT = "shows once the question is answered"
 
 
+def _part(share: float) -> str:
+    """A part of the walk as a person reads it: ``1 in 2,442``."""
+    return f"1 in {round(1 / share):,}"
+
+
 def headings_html(
     shape: tuple,
     buffer_size: int,
@@ -282,6 +287,10 @@ def headings_html(
                 "each; colour: the first element to read one; faint: read less often; "
                 "●: read by a drawn element"
             )
+            if o.get("share", 1) < 1:  # too many rows to count in an edit's time
+                buffer += f"; read counts estimated from {_part(o['share'])} of the walk"
+            elif o.get("sampled", 1) < 1:
+                buffer += f"; colours estimated from {_part(o['sampled'])} of the walk"
         else:
             buffer = f"{buffer_size:,} cells, {buffer_cols} per row; ×n: read n times"
     elif summary_len is not None:  # the numbers below, no cells: the headings say so

@@ -265,6 +265,8 @@ class Figures:
         self.concealed = False
         #: Whether the buffer is drawn as an overview, a cell per bin of positions.
         self.binned = False
+        #: Whether the overview's read counts are estimated (too many rows to count).
+        self.estimated = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: The columns last drawn (None before the first drawing): sized again to new room.
@@ -571,6 +573,7 @@ class Figures:
             off //= cols.overview.get("bin", 1)  # the overview's cell holding the offset
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
         self.binned = cols.overview.get("bin", 1) > 1
+        self.estimated = cols.overview.get("share", 1) < 1
         cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
@@ -674,11 +677,14 @@ class Figures:
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool, in_bytes: bool = False, binned: bool = False) -> dict:
+    def tooltips(
+        concealed: bool, in_bytes: bool = False, binned: bool = False, estimated: bool = False
+    ) -> dict:
         """Each figure's hover text; while a question waits, no buffer position or reads,
         and a logical cell only its index (its value is the position it reads). With
         ``in_bytes``, positions are in bytes. With ``binned`` (a buffer overview), a
-        buffer cell is a range of positions (in bytes too) and how often they are read."""
+        buffer cell is a range of positions (in bytes too) and how often they are read
+        (``estimated``: counted from part of the walk, ``columns.binned_reads``)."""
         logical = [("index", "@index")]
         buffer = [("value", "@value")]
         name = "position (bytes)" if in_bytes else "position"
@@ -687,13 +693,15 @@ class Figures:
             buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         if binned:
             span = "positions (bytes)" if in_bytes else "positions"
-            buffer = [(span, "@pos{span}")] + ([] if concealed else [("reads", "@reads")])
+            reads = "reads (estimated)" if estimated else "reads"
+            buffer = [(span, "@pos{span}")] + ([] if concealed else [(reads, "@reads")])
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
         tags = self.frames_source.tags[0] if self.frames_source.tags else {}
         in_bytes = tags.get("unit", "elements") != "elements"
-        for name, tips in self.tooltips(self.concealed, in_bytes, self.binned).items():
+        tips_now = self.tooltips(self.concealed, in_bytes, self.binned, self.estimated)
+        for name, tips in tips_now.items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips
