@@ -21,6 +21,7 @@ view's own frames source, never in a global keyed by model ids.
 from __future__ import annotations
 
 import html
+import math
 import re
 from pathlib import Path
 
@@ -228,8 +229,8 @@ def fit(
         cell = max(unscaled, min(cell, (column_px - 8) / (max(cols, 1) + 0.2)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
-    width = int(cell * (cols + 0.2)) + 8
-    height = int(cell * (rows + 0.2 + top)) + 8
+    width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
+    height = math.ceil(cell * (rows + 0.2 + top)) + 8
     # Only what changed: each changed property lays the figure out again in the browser.
     if (fig.x_range.start, fig.x_range.end) != x_range:
         fig.x_range.update(start=x_range[0], end=x_range[1])
@@ -637,6 +638,15 @@ class Figures:
             if cols.labels:  # never shorter than their values need (a short window scrolls)
                 for fig, h in high.items():
                     heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
+            floor = least
+            if tiled:
+                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+                # too), spelt as fully as lets the grid fit the column's width
+                # (L.tile_spelling); one too wide for its panel however spelt scrolls
+                # inside it, its headers spelt in full.
+                room = (wide - 8) / (grid.width + 0.2)
+                need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
+                floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
             cells["logical"] = fit(
                 self.logical_figure,
                 grid.width,
@@ -645,9 +655,7 @@ class Figures:
                 wide,
                 self.scale,
                 heights["logical"],
-                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
-                # too); one too wide for its panel then scrolls inside it.
-                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else least,
+                floor,
                 column,
                 most,
             )
