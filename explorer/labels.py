@@ -55,8 +55,11 @@ LABEL_BLOCKS = {
 }
 
 
-#: Up to this many marks of what a summarised grid leaves out (``⋯``, ``⋮``).
-GAP_LIMIT = 256
+#: Room for every mark of what a summarised grid leaves out (``⋯``, ``⋮``, ``⋱``): the most
+#: any shape has is 2,493, six axes each cut to their first and last 2 (256 drawn tiles of
+#: 4x4 cells, each with 4 ``⋯``, 4 ``⋮`` and a ``⋱``, and 189 gaps of tiles); rank 8 has
+#: 502. The padding is empty rows, a few hundred bytes compressed.
+GAP_LIMIT = 2560
 #: Up to this many dots on the cells of a buffer overview that drawn elements read.
 DRAWN_LIMIT = 128
 

@@ -377,3 +377,66 @@ def test_the_overview_of_a_large_layout_agrees_with_numpy_where_numpy_can_count(
     expected = np.full(len(reads), -1)
     expected[pos[::-1]] = np.arange(len(pos) - 1, -1, -1)
     assert first.tolist() == expected.tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 50]), min_size=2, max_size=8).filter(
+        lambda s: math.prod(s) > C.DETAIL_LIMIT
+    )
+)
+def test_every_gap_of_a_summarised_grid_has_its_mark_drawn(shape):
+    _every_gap_drawn(shape)
+
+
+@pytest.mark.parametrize(
+    "shape", [(7,) * 8, (7,) * 6, (8, 50, 6, 9, 50, 50), (4, 7, 7, 1, 6, 8, 9), (7, 7, 7, 100)]
+)
+def test_every_gap_has_its_mark_in_the_shapes_with_the_most(shape):
+    # The most gap marks of any shape (rank 6, two edge items an axis: 2,493) and rank 8's.
+    _every_gap_drawn(shape)
+
+
+def _every_gap_drawn(shape):
+    # In each drawn tile, a summarised column axis leaves a gap column between its first and
+    # last e columns, with a mark on each drawn row (and a summarised row axis a gap row);
+    # each summarised leading axis leaves a gap of tiles with a mark in it, outside every
+    # drawn tile. Every mark is drawn: the labels hold them all.
+    import ast
+
+    from explorer import labels as L
+
+    tensor = Tensor(positions_buffer(math.prod(shape)), Layout(shape))
+    cols = C.columns_for(tensor)
+    marks = set(zip(np.asarray(cols.gaps["x"]).tolist(), np.asarray(cols.gaps["y"]).tolist()))
+    assert len(marks) == len(cols.gaps["text"]) <= L.GAP_LIMIT
+    e, cut, rank = cols.overview["edge"], set(cols.overview["summarised"]), len(shape)
+    tiles: dict = {}
+    for label, x, y in zip(cols.logical["index"], cols.logical["x"], cols.logical["y"]):
+        index = ast.literal_eval(label)
+        lead = index[: max(rank - 2, 0)]
+        tiles.setdefault(lead, set()).add((float(x), float(y)))
+    boxes = []
+    for cells in tiles.values():
+        xs, ys = sorted({x for x, _ in cells}), sorted({y for _, y in cells}, reverse=True)
+        boxes.append((xs[0], xs[-1], ys[-1], ys[0]))
+        gap_x = xs[e - 1] + 1 if rank - 1 in cut else None
+        gap_y = ys[e - 1] - 1 if rank >= 2 and rank - 2 in cut else None
+        if gap_x is not None:
+            assert all((gap_x, y) in marks for y in ys)
+        if gap_y is not None:
+            assert all((x, gap_y) in marks for x in xs)
+        if gap_x is not None and gap_y is not None:
+            assert (gap_x, gap_y) in marks
+    outside = [
+        (x, y) for x, y in marks
+        if not any(x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1 for x0, x1, y0, y1 in boxes)
+    ]  # fmt: skip
+    assert len(outside) >= len(cut - {rank - 1, rank - 2})
+    blocks = dict(
+        L.label_blocks(cols, {"logical": 10.0, "buffer": 10.0}, 1.0, None, False)["logical"]
+    )
+    drawn = blocks["gap"]
+    assert drawn is not None and len(drawn["text"]) == len(cols.gaps["text"])
+    rows = L.label_rows({"logical": [["gap", drawn]]})["logical"]
+    assert sum(1 for t in rows["text"] if t) == len(cols.gaps["text"])
