@@ -272,7 +272,6 @@ class Columns:
     buffer_cols: int
     buffer_rows: int
     labels: bool
-    summary: dict = field(default_factory=dict)
     #: Set when the tensor is too large to draw cell by cell (see :func:`overview_columns`):
     #: the grid draws NumPy's edge items of each axis, the buffer one cell per bin of
     #: positions. Empty when every element and buffer position has a cell.
@@ -420,27 +419,6 @@ def frame_columns(walk: Walk) -> dict:
         "prev": previous,
         "axis": walk.axis,
         "delta": walk.delta,
-    }
-
-
-def summarize(walk: Walk, buffer_size: int) -> dict:
-    """Numbers that describe a traversal too large to draw cell by cell."""
-    n = len(walk.position)
-    if n == 0:
-        return {"elements": 0, "buffer": buffer_size}
-    reads = np.bincount(walk.position, minlength=buffer_size)
-    deltas, counts = np.unique(walk.delta[1:], return_counts=True)
-    return {
-        "elements": n,
-        "buffer": buffer_size,
-        "first": int(walk.position[0]),
-        "min": int(walk.position.min()),
-        "max": int(walk.position.max()),
-        "distinct": int((reads > 0).sum()),
-        "unread": int((reads == 0).sum()),
-        "max_reads": int(reads.max()),
-        "backward": int((walk.delta < 0).sum()),
-        "deltas": dict(zip(deltas.tolist(), counts.tolist())),
     }
 
 
@@ -936,7 +914,7 @@ _kept = Kept(KEPT)
 def columns_for(
     tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT
 ) -> Columns:
-    """Everything to draw for ``tensor``; above ``detail_limit`` only a summary.
+    """Everything to draw for ``tensor``; above ``detail_limit`` an overview.
 
     The same layout over the same buffer values is the same columns: those of the
     last :data:`KEPT` tensors are kept and given again (:mod:`explorer.kept`: shared,
@@ -976,15 +954,6 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
         detail_limit,
         label_limit,
     )
-
-
-def _summary_walk(layout) -> Walk:
-    # The walk's positions and deltas only: a summary needs no multi-index (rank times
-    # as many numbers as elements) nor the axis that stepped.
-    position = np.asarray(layout.positions(), dtype=np.int64)
-    delta = np.diff(position, prepend=position[:1]) if len(position) else position
-    empty = np.zeros((0, len(position)), dtype=np.int64)
-    return Walk(empty, position, np.zeros(0, dtype=np.int64), delta)
 
 
 def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
@@ -1039,11 +1008,8 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
     with no read counts (which element reads which cell is the layout's answer); a
     logical cell is labelled by a letter in walk order, not by its value (on an
     ``arange`` start a value *is* the position it reads), with no ``@position``.
-    What stays is what the shape and the buffer alone decide. A summary (a tensor
-    too large to draw) says nothing while a question waits.
+    What stays is what the shape and the buffer alone decide.
     """
-    if cols.summary:
-        return replace(cols, summary={}, frames={k: [] for k in FRAME_KEYS})
     frames = {k: v[:limit] for k, v in cols.frames.items()}
     size = len(cols.buffer["pos"])
     buffer = {

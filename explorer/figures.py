@@ -570,7 +570,7 @@ class Figures:
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
         self.offset_at = None
-        if not cols.summary and len(cols.buffer["pos"]) and layout.len and not self.concealed:
+        if len(cols.buffer["pos"]) and layout.len and not self.concealed:
             off //= cols.overview.get("bin", 1)  # the overview's cell holding the offset
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
         self.binned = cols.overview.get("bin", 1) > 1
@@ -618,59 +618,58 @@ class Figures:
     def _fit(self, cols: C.Columns) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px.
         cells = {"logical": 0.0, "buffer": 0.0}
-        if not cols.summary:
-            grid = cols.grid
-            tiled = len(grid.shape) > 2
-            top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
-            wide, tall, column = self._room()
-            # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
-            # large tensor on a projector fits its screen too).
-            least = MIN_CELL / self.scale
-            most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above the buffer for the jump arcs, and below for the offset marker.
-            high = {"logical": grid.height + 0.2 + top, "buffer": rows + 0.5 + 0.2 + 1.3}
-            wide_cell = {  # the cell (px) each figure's width allows
-                fig: min(most * self.scale, (wide - 8) / (n + 0.2))
-                for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
-            }
-            heights = split_height(tall, high, wide_cell)
-            if cols.labels:  # never shorter than their values need (a short window scrolls)
-                for fig, h in high.items():
-                    heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
-            floor = least
-            if tiled:
-                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
-                # too), spelt as fully as lets the grid fit the column's width
-                # (L.tile_spelling); one too wide for its panel however spelt scrolls
-                # inside it, its headers spelt in full.
-                room = (wide - 8) / (grid.width + 0.2)
-                need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
-                floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
-            cells["logical"] = fit(
-                self.logical_figure,
-                grid.width,
-                grid.height,
-                top,
-                wide,
-                self.scale,
-                heights["logical"],
-                floor,
-                column,
-                most,
-            )
-            cells["buffer"] = fit(
-                self.buffer_figure,
-                cols.buffer_cols,
-                rows + 0.5,
-                1.3,
-                wide,
-                self.scale,
-                heights["buffer"],
-                least,
-                column,
-                most,
-            )
+        grid = cols.grid
+        tiled = len(grid.shape) > 2
+        top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
+        wide, tall, column = self._room()
+        # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
+        # large tensor on a projector fits its screen too).
+        least = MIN_CELL / self.scale
+        most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
+        rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+        # Room above the buffer for the jump arcs, and below for the offset marker.
+        high = {"logical": grid.height + 0.2 + top, "buffer": rows + 0.5 + 0.2 + 1.3}
+        wide_cell = {  # the cell (px) each figure's width allows
+            fig: min(most * self.scale, (wide - 8) / (n + 0.2))
+            for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
+        }
+        heights = split_height(tall, high, wide_cell)
+        if cols.labels:  # never shorter than their values need (a short window scrolls)
+            for fig, h in high.items():
+                heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
+        floor = least
+        if tiled:
+            # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+            # too), spelt as fully as lets the grid fit the column's width
+            # (L.tile_spelling); one too wide for its panel however spelt scrolls
+            # inside it, its headers spelt in full.
+            room = (wide - 8) / (grid.width + 0.2)
+            need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
+            floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
+        cells["logical"] = fit(
+            self.logical_figure,
+            grid.width,
+            grid.height,
+            top,
+            wide,
+            self.scale,
+            heights["logical"],
+            floor,
+            column,
+            most,
+        )
+        cells["buffer"] = fit(
+            self.buffer_figure,
+            cols.buffer_cols,
+            rows + 0.5,
+            1.3,
+            wide,
+            self.scale,
+            heights["buffer"],
+            least,
+            column,
+            most,
+        )
         return cells
 
     def _draw_labels(self) -> None:
