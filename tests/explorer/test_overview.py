@@ -440,3 +440,30 @@ def _every_gap_drawn(shape):
     assert drawn is not None and len(drawn["text"]) == len(cols.gaps["text"])
     rows = L.label_rows({"logical": [["gap", drawn]]})["logical"]
     assert sum(1 for t in rows["text"] if t) == len(cols.gaps["text"])
+
+
+def test_a_url_and_explorer_show_take_what_candela_takes():
+    # Past the 16,777,216 elements once refused: a KV cache from a URL, a PyTorch-like
+    # tensor of 2**40 elements and a NumPy broadcast of 32 M from explorer.show.
+    from explorer.jupyter import as_tensor
+    from explorer.state import ExplorerState
+    from explorer.url import read_query
+
+    updates, messages = read_query("?shape=4096,4096,2&ops=.permute(2,0,1)")
+    assert not messages and updates["shape"] == "4096,4096,2"
+    assert ExplorerState(**updates).result.layout.len == 4096 * 4096 * 2
+
+    class TorchLike:  # .shape, .stride() and .storage_offset(), strides in elements
+        shape = (1 << 20, 1 << 20)
+
+        def stride(self):
+            return (1, 1 << 20)
+
+        def storage_offset(self):
+            return 0
+
+    for x in (TorchLike(), np.broadcast_to(np.arange(4096, dtype=np.int8), (8192, 4096))):
+        tensor, _ = as_tensor(x)
+        state = ExplorerState(start=tensor, ops=".T")
+        assert state.error is None and state.result.layout.len == math.prod(x.shape)
+        assert int(state.columns.buffer["reads"].sum()) == math.prod(x.shape)
