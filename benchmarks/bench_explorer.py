@@ -254,7 +254,7 @@ def bench_server(repeats: int = 40) -> list[tuple]:
         t0 = time.perf_counter()
         C.columns_for(t, detail_limit=1 << 16)
         times.append((time.perf_counter() - t0) * 1000)
-    rows.append(("full columns (no summary)", 65536, med(times), p95(times)))
+    rows.append(("full columns (no overview)", 65536, med(times), p95(times)))
     return rows
 
 

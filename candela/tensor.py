@@ -361,9 +361,12 @@ class Tensor:
         >>> Tensor.arange((2, 3)).slice(s[:, ::-1]).to_numpy()
         array([[2, 1, 0],
                [5, 4, 3]])
+        >>> Tensor(np.arange(12)[::-2], Layout((2, 3))).to_numpy()  # a buffer that is a view
+        array([[11,  9,  7],
+               [ 5,  3,  1]])
         """
         layout = self._layout
-        item = self._buffer.itemsize
+        item = self._buffer.strides[0]  # a buffer cell's step in bytes: its own, any view's
         start = self._buffer[layout.offset :] if layout.len else self._buffer[:0]
         broadcast = any(st == 0 and n > 1 for n, st in zip(layout.shape, layout.stride))
         return as_strided(

@@ -31,13 +31,13 @@ from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
 from explorer.editor import Editor
 from explorer.enter_box import EnterBox
-from explorer.fields import DTYPE_BYTES, fields_html, headings_html, summary_text
+from explorer.fields import DTYPE_BYTES, fields_html, headings_html
 from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
-from explorer.quick import InlineMarkdown, QuickHTML
+from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
     CSS,
@@ -115,7 +115,6 @@ class _View:
             pn.Column(self.plots[1], styles=scroll),
             ex.legend,
             self.traversal,
-            ex.summary_pane,
             css_classes=["candela-views"],
             sizing_mode="stretch_width",
             # Takes the room the other columns leave, down to 480 px (320 px in a narrow
@@ -123,7 +122,6 @@ class _View:
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
         self.views = views
-        self.drawn = [views.objects[i] for i in (1, 3, 4, 5)]
         self.root = _Root(
             ex.title,
             ex.controls,
@@ -168,7 +166,6 @@ class _View:
                 sizing_mode="stretch_width",
                 styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
             )
-            self.drawn[0] = self.views[1]
         return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
@@ -303,9 +300,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
         self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.summary_pane = InlineMarkdown(
-            "", visible=False, css_classes=["candela-summary"], sizing_mode="stretch_width"
-        )
         self.buffer_heading = QuickHTML("", stylesheets=[CSS])
         self.logical_heading = QuickHTML("", stylesheets=[CSS])
         self.legend = QuickHTML(legend_html(), stylesheets=[CSS])
@@ -548,16 +542,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             log.warning("drawing failed: %s: %s", type(exc).__name__, exc)
             self.show_error(f"could not draw this state ({type(exc).__name__}: {exc})")
             return
-        summary = bool(cols.summary)
-        for part in view.drawn:
-            part.visible = not summary
 
     def _render_text(self) -> None:
         cols, tensor = self._drawn()
         result = self.result
-        summary = bool(cols.summary)
-        self.summary_pane.visible = summary
-        self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
         question = self._waiting()
         waiting = "" if question is None else WITHHELD[question.ask].grid
         self.logical_heading.object, self.buffer_heading.object = headings_html(
@@ -566,7 +554,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             cols.buffer_cols,
             result.copied and tensor is result.tensor,
             waiting,
-            tensor.layout.len if summary else None,
             cols.overview,
             DTYPE_BYTES.get(self.unit, 1),
         )
@@ -639,7 +626,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         return PRESENTER_LESSON_WIDTH if presenter else LESSON_WIDTH
 
     def _styled_objects(self) -> list:
-        roots = [self.controls, self.lesson_area, self.title, self.summary_pane]
+        roots = [self.controls, self.lesson_area, self.title]
         roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -271,7 +272,6 @@ class Columns:
     buffer_cols: int
     buffer_rows: int
     labels: bool
-    summary: dict = field(default_factory=dict)
     #: Set when the tensor is too large to draw cell by cell (see :func:`overview_columns`):
     #: the grid draws NumPy's edge items of each axis, the buffer one cell per bin of
     #: positions. Empty when every element and buffer position has a cell.
@@ -422,27 +422,6 @@ def frame_columns(walk: Walk) -> dict:
     }
 
 
-def summarize(walk: Walk, buffer_size: int) -> dict:
-    """Numbers that describe a traversal too large to draw cell by cell."""
-    n = len(walk.position)
-    if n == 0:
-        return {"elements": 0, "buffer": buffer_size}
-    reads = np.bincount(walk.position, minlength=buffer_size)
-    deltas, counts = np.unique(walk.delta[1:], return_counts=True)
-    return {
-        "elements": n,
-        "buffer": buffer_size,
-        "first": int(walk.position[0]),
-        "min": int(walk.position.min()),
-        "max": int(walk.position.max()),
-        "distinct": int((reads > 0).sum()),
-        "unread": int((reads == 0).sum()),
-        "max_reads": int(reads.max()),
-        "backward": int((walk.delta < 0).sum()),
-        "deltas": dict(zip(deltas.tolist(), counts.tolist())),
-    }
-
-
 # --------------------------------------------------------------------------- overview
 
 #: An axis longer than twice this many draws its first and last this many indices, as
@@ -504,14 +483,168 @@ def position_chunks(shape: tuple[int, ...], stride: tuple[int, ...], offset: int
         yield g * inner, (base[:, None] + inner_pos[None, :]).ravel()
 
 
-def binned_reads(layout, size: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+#: How much work the buffer overview may take, in positions worked out (or, counting a
+#: row of the walk against every bin at once, row-bin pairs): about a fifth of a second of
+#: the server's time. Within it the read counts are exact; past it they are estimated
+#: from evenly chosen rows of the walk, and the heading says so.
+WORK = 1 << 22
+
+
+class Reads(NamedTuple):
+    """How often the bins of a buffer are read: ``reads`` per bin, ``first`` the first
+    element (in walk order) reading each (-1 for none), and ``share`` the part of the
+    walk counted (1.0: exact; less: ``reads`` are estimated from that part). ``sampled``
+    is the part of the walk ``first`` comes from: below 1, each is the first reader among
+    those rows (of a bin read by none of them, the nearest bin's before it)."""
+
+    reads: np.ndarray
+    first: np.ndarray
+    share: float
+    sampled: float = 1.0
+
+
+def _runs(shape, stride) -> tuple[int, list[tuple[int, int, int]]]:
+    """The walk as runs of (size, stride, element step): axes of one element, and those of
+    stride 0 (read again, never further), leave it (their count is returned: each
+    position is read that many times over); an axis that continues the next one in both
+    memory and walk order joins it (a contiguous tensor is one run)."""
+    n = math.prod(shape)
+    repeats = 1
+    runs: list[tuple[int, int, int]] = []
+    step = n
+    for size, st in zip(shape, stride):
+        step //= size if size else 1
+        if size == 1:
+            continue
+        if st == 0:
+            repeats *= size
+            continue
+        runs.append((size, int(st), step))
+    merged: list[tuple[int, int, int]] = []
+    for size, st, el in reversed(runs):  # innermost first
+        if merged and st == merged[-1][1] * merged[-1][0] and el == merged[-1][2] * merged[-1][0]:
+            inner, ist, iel = merged.pop()
+            merged.append((size * inner, ist, iel))
+        else:
+            merged.append((size, st, el))
+    return repeats, merged[::-1]
+
+
+def binned_reads(
+    layout, size: int, width: int, work: int = WORK, enumerate_up_to: int | None = None
+) -> Reads:
     """How many elements read each bin of ``width`` positions of a ``size`` buffer, and the
-    first element (in walk order) reading each (-1 for none): in bounded memory."""
+    first element (in walk order) reading each, in bounded memory and time.
+
+    Up to ``work`` elements (``enumerate_up_to`` if given) the positions are worked out
+    a chunk at a time. Beyond, the longest run of the walk (:func:`_runs`) is counted in
+    closed form: for each position where the run starts, how many of its steps fall in
+    each bin is a floor division, so the work is a start and a bin at a time, whatever
+    the run's length. When the walk has more starts than ``work`` allows, the counts do
+    not depend on the walk's order, so its runs in memory order (:func:`_memory_runs`: a
+    permuted contiguous tensor is one run) count them exactly if they have few enough
+    starts, and evenly spread starts of the walk give the first readers (the colours,
+    estimated); failing both, those starts' counts are scaled up (``share`` below 1).
+    """
     cells = max(1, -(-size // width))
+    shape, stride = tuple(int(v) for v in layout.shape), tuple(int(v) for v in layout.stride)
+    offset = int(layout.offset)
+    n = math.prod(shape)
+    if n <= (work if enumerate_up_to is None else enumerate_up_to):
+        return Reads(*_enumerated_reads(shape, stride, offset, cells, width), 1.0)
+    if n == 0:
+        return Reads(np.zeros(cells, np.int64), np.full(cells, -1, np.int64), 1.0)
+    bins = (np.arange(cells, dtype=np.int64) * width, size, width)
+    budget = max(1, work // cells)
+    repeats, runs = _runs(shape, stride)
+    if _starts(runs) > budget and n <= 4 * work and enumerate_up_to is None:
+        # Working out every position takes a few times `work` here, but is exact.
+        return Reads(*_enumerated_reads(shape, stride, offset, cells, width), 1.0)
+    total, first, share = _closed_form(offset, runs, bins, budget)
+    if share == 1:
+        return Reads(total * repeats, first, 1.0)
+    shift, memory = _memory_runs(shape, stride)
+    exact, _, whole = _closed_form(offset + shift, memory, bins, budget)
+    if whole == 1:
+        # Read bins none of the rows counted reads take the first reader of the nearest
+        # such bin before them (the order of the walk follows memory, roughly).
+        known = np.where(first >= 0, np.arange(cells), 0)
+        first = np.where(exact > 0, first[np.maximum.accumulate(known)], -1)
+        first = np.where((exact > 0) & (first < 0), first[first >= 0].min(initial=0), first)
+        return Reads(exact * repeats, first, 1.0, share)
+    return Reads(np.round(total * repeats / share).astype(np.int64), first, share, share)
+
+
+def _memory_runs(shape, stride) -> tuple[int, list[tuple[int, int, int]]]:
+    """The positions a walk reads, as runs in memory order: each axis forwards (a negative
+    stride read from its far end: the returned shift of the offset), by stride, joined
+    where one continues another; axes of stride 0 or size 1 left out (:func:`_runs`)."""
+    shift = sum(st * (size - 1) for size, st in zip(shape, stride) if st < 0 and size)
+    axes = sorted((abs(st), size) for size, st in zip(shape, stride) if size > 1 and st)
+    runs: list[tuple[int, int, int]] = []
+    for st, size in axes:
+        if runs and st == runs[-1][1] * runs[-1][0]:
+            inner, ist, _ = runs.pop()
+            runs.append((size * inner, ist, 0))
+        else:
+            runs.append((size, st, 0))
+    return shift, runs[::-1]
+
+
+def _starts(runs: list) -> int:
+    # How many starts the longest of the runs has (see _closed_form).
+    return math.prod(r[0] for r in runs) // max((r[0] for r in runs), default=1)
+
+
+def _closed_form(offset: int, runs: list, bins: tuple, budget: int):
+    """How many of the walk's elements (``runs`` from :func:`_runs`) read each bin, and the
+    first of them (-1: none), counting the longest run in closed form from at most
+    ``budget`` of its starts (the others' sizes, strides and element steps); and the part
+    of the starts counted."""
+    lo, size, width = bins
+    cells = len(lo)
+    total = np.zeros(cells, dtype=np.int64)
+    if not runs:  # every element reads the offset
+        total[offset // width] = 1
+        return total, np.where(total > 0, 0, -1), 1.0
+    long = max(range(len(runs)), key=lambda d: runs[d][0])
+    m, a, el = runs[long]
+    rest = runs[:long] + runs[long + 1 :]
+    starts = math.prod(r[0] for r in rest)
+    picked = min(starts, budget)
+    hi = np.minimum(lo + width, size) - 1
+    best = np.full(cells, np.iinfo(np.int64).max, dtype=np.int64)
+    rows = max(1, (1 << 16) // cells)
+    for g in range(0, picked, rows):
+        k = np.arange(g, min(picked, g + rows), dtype=np.int64)
+        if picked < starts:  # starts spread evenly over all (the golden ratio's sequence:
+            # no period of the tensor's axes lines up with it), the first among them
+            k = np.minimum(((k * 0.6180339887498949) % 1.0 * starts).astype(np.int64), starts - 1)
+        pos = np.full(len(k), offset, dtype=np.int64)
+        flat = np.zeros(len(k), dtype=np.int64)
+        for r_size, r_stride, r_el in reversed(rest):
+            i = k % r_size
+            k = k // r_size
+            pos += r_stride * i
+            flat += r_el * i
+        p = pos[:, None]
+        if a > 0:
+            k_lo, k_hi = -((p - lo) // a), (hi - p) // a
+        else:
+            k_lo, k_hi = -((hi - p) // -a), (p - lo) // -a
+        k_lo = np.maximum(k_lo, 0)
+        count = np.maximum(np.minimum(k_hi, m - 1) - k_lo + 1, 0)
+        total += count.sum(axis=0)
+        at = np.where(count > 0, flat[:, None] + k_lo * el, best[None, :]).min(axis=0)
+        best = np.minimum(best, at)
+    return total, np.where(total > 0, best, -1), picked / starts
+
+
+def _enumerated_reads(shape, stride, offset: int, cells: int, width: int):
+    # binned_reads by working out every position, a chunk at a time.
     reads = np.zeros(cells, dtype=np.int64)
     first = np.full(cells, -1, dtype=np.int64)
-    shape, stride = tuple(layout.shape), tuple(layout.stride)
-    for start, pos in position_chunks(shape, stride, int(layout.offset)):
+    for start, pos in position_chunks(shape, stride, offset):
         b = pos // width
         reads += np.bincount(b, minlength=cells)
         here = np.full(cells, -1, dtype=np.int64)
@@ -527,7 +660,9 @@ def _ramp_of(k: np.ndarray, n: int) -> np.ndarray:
     return np.round(np.asarray(k) * (len(_PALETTE) - 1) / (n - 1)).astype(int)
 
 
-def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = EDGE_ITEMS):
+def overview_columns(
+    tensor, detail_limit: int, label_limit: int, edge: int = EDGE_ITEMS, work: int = WORK
+):
     """The columns of a tensor too large to draw cell by cell.
 
     The grid draws, of each axis, NumPy's edge items (:func:`edge_items`), with a gap
@@ -537,8 +672,9 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
     the drawn elements: ``pos`` is the bin read (the cell the cursor marks), ``at`` the
     true position, ``flat`` the element's number in the whole walk and ``skip`` how
     many elements the step from the drawn element before passes over undrawn.
-    Nothing is made in proportion to the number of elements but time: positions are
-    worked out a chunk at a time.
+    Nothing is made in proportion to the number of elements, and the time is bounded
+    too: the overview's read counts take at most ``work`` (:func:`binned_reads`; past it
+    they are estimated, and ``overview["share"]`` says from what part of the walk).
     """
     layout = tensor.layout
     shape = tuple(int(v) for v in layout.shape)
@@ -576,7 +712,7 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
     flat = np.ravel_multi_index(index, shape) if n else np.zeros(0, dtype=np.int64)
     # The buffer: bins of positions, as few as keep it within OVERVIEW_CELLS cells.
     width = 1 if size <= detail_limit else -(-size // OVERVIEW_CELLS)
-    reads, first = binned_reads(layout, size, width)
+    reads, first, share, sampled = binned_reads(layout, size, width, work)
     cells = len(reads)
     read = first >= 0
     colors = np.full(cells, GREY_RGBA, dtype=np.uint32)
@@ -641,6 +777,8 @@ def overview_columns(tensor, detail_limit: int, label_limit: int, edge: int = ED
             "cells": cells,
             "buffer": size,
             "summarised": [d for d, cut in enumerate(summarised) if cut],
+            "share": share,
+            "sampled": sampled,
         },
         gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
     )
@@ -767,13 +905,16 @@ def _gap_marks(grid: Grid, shape: tuple, e: int, summarised: list, squeeze: list
 
 #: How many tensors' columns :func:`columns_for` keeps (~0.2 MB each at 64x64).
 KEPT = 16
+#: A buffer of more bytes than this is not hashed to find its columns kept: they are
+#: worked out again (an overview, in bounded time).
+KEY_BYTES = 1 << 26
 _kept = Kept(KEPT)
 
 
 def columns_for(
     tensor, detail_limit: int = DETAIL_LIMIT, label_limit: int = LABEL_LIMIT
 ) -> Columns:
-    """Everything to draw for ``tensor``; above ``detail_limit`` only a summary.
+    """Everything to draw for ``tensor``; above ``detail_limit`` an overview.
 
     The same layout over the same buffer values is the same columns: those of the
     last :data:`KEPT` tensors are kept and given again (:mod:`explorer.kept`: shared,
@@ -796,6 +937,8 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
     buffer = np.asarray(tensor.buffer)
     if buffer.dtype.kind not in "biuf":  # bytes that say nothing of the values
         return None
+    if buffer.nbytes > KEY_BYTES and not values_are_positions(buffer):
+        return None  # hashing it would take longer than drawing its overview again
     layout = tensor.layout
     if values_are_positions(buffer):  # its values are its positions: nothing to hash
         values = b"positions"
@@ -811,15 +954,6 @@ def _key(tensor, detail_limit: int, label_limit: int) -> tuple | None:
         detail_limit,
         label_limit,
     )
-
-
-def _summary_walk(layout) -> Walk:
-    # The walk's positions and deltas only: a summary needs no multi-index (rank times
-    # as many numbers as elements) nor the axis that stepped.
-    position = np.asarray(layout.positions(), dtype=np.int64)
-    delta = np.diff(position, prepend=position[:1]) if len(position) else position
-    empty = np.zeros((0, len(position)), dtype=np.int64)
-    return Walk(empty, position, np.zeros(0, dtype=np.int64), delta)
 
 
 def _columns(tensor, detail_limit: int, label_limit: int) -> Columns:
@@ -874,11 +1008,8 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
     with no read counts (which element reads which cell is the layout's answer); a
     logical cell is labelled by a letter in walk order, not by its value (on an
     ``arange`` start a value *is* the position it reads), with no ``@position``.
-    What stays is what the shape and the buffer alone decide. A summary (a tensor
-    too large to draw) says nothing while a question waits.
+    What stays is what the shape and the buffer alone decide.
     """
-    if cols.summary:
-        return replace(cols, summary={}, frames={k: [] for k in FRAME_KEYS})
     frames = {k: v[:limit] for k, v in cols.frames.items()}
     size = len(cols.buffer["pos"])
     buffer = {

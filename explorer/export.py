@@ -67,7 +67,7 @@ def static_view(st):
     """
     import panel as pn
 
-    from .fields import fields_html, layout_line, summary_text
+    from .fields import fields_html, layout_line
     from .figures import Figures
     from .state import shape_text
     from .style import CSS, legend_html, title_html
@@ -90,19 +90,16 @@ def static_view(st):
         pn.pane.HTML(steps_html(result, st.unit), stylesheets=[CSS], sizing_mode="stretch_width"),
         width=470,
     )
-    if cols.summary:  # too large to draw cell by cell: the numbers only
-        views = pn.pane.Markdown(summary_text(cols.summary, st.unit), width=600)
-    else:
-        figures = Figures()
-        figures.render(cols, result.layout, st.unit)
-        views = pn.Column(
-            pn.pane.HTML(heading.format("logical grid"), stylesheets=[CSS]),
-            pn.pane.Bokeh(figures.logical_figure),
-            pn.pane.HTML(heading.format("memory buffer"), stylesheets=[CSS]),
-            pn.pane.Bokeh(figures.buffer_figure),
-            pn.pane.HTML(legend_html(), stylesheets=[CSS]),
-            pn.pane.Bokeh(figures.traversal),
-        )
+    figures = Figures()
+    figures.render(cols, result.layout, st.unit)
+    views = pn.Column(
+        pn.pane.HTML(heading.format("logical grid"), stylesheets=[CSS]),
+        pn.pane.Bokeh(figures.logical_figure),
+        pn.pane.HTML(heading.format("memory buffer"), stylesheets=[CSS]),
+        pn.pane.Bokeh(figures.buffer_figure),
+        pn.pane.HTML(legend_html(), stylesheets=[CSS]),
+        pn.pane.Bokeh(figures.traversal),
+    )
     from .style import THEME_CSS, theme_classes
 
     return pn.Column(

@@ -16,8 +16,6 @@ import html
 
 import numpy as np
 
-from .columns import DETAIL_LIMIT
-
 #: Element sizes offered for showing strides in bytes.
 #: Bytes per element of each dtype the strides can be shown in (NumPy's names and sizes).
 DTYPE_BYTES: dict[str, int] = {
@@ -206,34 +204,13 @@ def layout_line(layout, unit: str = "elements") -> str:
     return f"{tuple(layout.shape)}:{stride} adj {adj} offset {layout.offset * scale}{suffix}"
 
 
-def summary_text(s: dict, unit: str = "elements") -> str:
-    """The numbers of a walk too large to draw cell by cell (deltas in ``unit``)."""
-    if not s.get("elements"):
-        return f"**Nothing to walk**: 0 elements over a buffer of {s.get('buffer', 0):,}."
-    scale = DTYPE_BYTES.get(unit, 1)
-    deltas = ", ".join(f"{d * scale:+d} ×{c:,}" for d, c in list(s["deltas"].items())[:8])
-    where = f"{s['first']:,} and stays within {s['min']:,}..{s['max']:,}"
-    if unit != "elements":
-        deltas += f" (bytes of {unit})"
-        where = (
-            f"{s['first'] * scale:,} and stays within {s['min'] * scale:,}.."
-            f"{s['max'] * scale:,} (bytes of {unit}; cells {s['first']:,} and "
-            f"{s['min']:,}..{s['max']:,})"
-        )
-    return (
-        f"**Summary.** {s['elements']:,} elements over a buffer of {s['buffer']:,} cells "
-        f"is more than the {DETAIL_LIMIT:,} this page draws cell by cell, so here are "
-        "the numbers instead.\n\n"
-        f"- the walk starts at position {where}\n"
-        f"- {s['distinct']:,} buffer cells are read, {s['unread']:,} are not; the most-read "
-        f"cell is read {s['max_reads']:,} time{'' if s['max_reads'] == 1 else 's'}\n"
-        f"- {s['backward']:,} steps jump backwards\n"
-        f"- deltas taken (adj_stride of the axis that steps): {deltas}\n"
-    )
-
-
 #: What a heading says in place of what a waiting question withholds.
 WAIT = "shows once the question is answered"
+
+
+def _part(share: float) -> str:
+    """A part of the walk as a person reads it: ``1 in 2,442``."""
+    return f"1 in {round(1 / share):,}"
 
 
 def headings_html(
@@ -242,7 +219,6 @@ def headings_html(
     buffer_cols: int,
     copied: bool = False,
     waiting: str = "",
-    summary_len: int | None = None,
     overview: dict | None = None,
     unit_bytes: int = 1,
 ) -> tuple[str, str]:
@@ -250,12 +226,17 @@ def headings_html(
 
     ``waiting`` is ``""`` when no question waits; else ``"asked"`` (the layout asked
     about is drawn, lettered) or ``"before"`` (the tensor before its last step is).
-    ``summary_len`` is the number of elements when the page shows numbers, not cells
-    (too many to draw one by one). With ``unit_bytes`` other than 1 (a byte unit), an
+    ``overview`` is :attr:`explorer.columns.Columns.overview` of a tensor too large to draw
+    cell by cell (empty otherwise): the headings say what is drawn. With ``unit_bytes`` other than 1 (a byte unit), an
     overview's cells say how many bytes each stands for, beside the elements.
 
-    >>> grid, lane = headings_html((300, 300), 90000, 16, summary_len=90000)
-    >>> "too many to draw" in grid and "90,000 cells" in lane
+    >>> from candela import Tensor
+    >>> from explorer.columns import columns_for
+    >>> big = columns_for(Tensor.arange((300, 300)))
+    >>> grid, lane = headings_html((300, 300), 90000, big.buffer_cols, overview=big.overview)
+    >>> grid.split("): ")[1].split("<")[0]
+    '90,000 elements; drawn: the first and last 3 along axes 0, 1 (⋯ ⋮ elements left out), 36 in all'
+    >>> "90,000 cells, drawn as 1,023 of 88 positions each" in lane
     True
     """
     if waiting:
@@ -282,11 +263,12 @@ def headings_html(
                 "each; colour: the first element to read one; faint: read less often; "
                 "●: read by a drawn element"
             )
+            if o.get("share", 1) < 1:  # too many rows to count in an edit's time
+                buffer += f"; read counts estimated from {_part(o['share'])} of the walk"
+            elif o.get("sampled", 1) < 1:
+                buffer += f"; colours estimated from {_part(o['sampled'])} of the walk"
         else:
             buffer = f"{buffer_size:,} cells, {buffer_cols} per row; ×n: read n times"
-    elif summary_len is not None:  # the numbers below, no cells: the headings say so
-        grid = f"{summary_len:,} elements, too many to draw one by one"
-        buffer = f"{buffer_size:,} cells: the numbers of its walk are below"
     else:
         grid = "each cell shows its value and @ the buffer position it reads"
         buffer = f"{buffer_size} cells, {buffer_cols} per row; ×n: read n times"

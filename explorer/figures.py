@@ -21,6 +21,7 @@ view's own frames source, never in a global keyed by model ids.
 from __future__ import annotations
 
 import html
+import math
 import re
 from pathlib import Path
 
@@ -228,8 +229,8 @@ def fit(
         cell = max(unscaled, min(cell, (column_px - 8) / (max(cols, 1) + 0.2)))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
-    width = int(cell * (cols + 0.2)) + 8
-    height = int(cell * (rows + 0.2 + top)) + 8
+    width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
+    height = math.ceil(cell * (rows + 0.2 + top)) + 8
     # Only what changed: each changed property lays the figure out again in the browser.
     if (fig.x_range.start, fig.x_range.end) != x_range:
         fig.x_range.update(start=x_range[0], end=x_range[1])
@@ -265,6 +266,8 @@ class Figures:
         self.concealed = False
         #: Whether the buffer is drawn as an overview, a cell per bin of positions.
         self.binned = False
+        #: Whether the overview's read counts are estimated (too many rows to count).
+        self.estimated = False
         #: The cell size in px each figure was last drawn at.
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: The columns last drawn (None before the first drawing): sized again to new room.
@@ -567,10 +570,11 @@ class Figures:
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
         self.offset_at = None
-        if not cols.summary and len(cols.buffer["pos"]) and layout.len and not self.concealed:
+        if len(cols.buffer["pos"]) and layout.len and not self.concealed:
             off //= cols.overview.get("bin", 1)  # the overview's cell holding the offset
             self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
         self.binned = cols.overview.get("bin", 1) > 1
+        self.estimated = cols.overview.get("share", 1) < 1
         cells = self._fit(cols)
         # Each figure's text alternative begins with what it is; the browser adds the
         # current element. While a question waits it says only that (no shape or count).
@@ -614,52 +618,58 @@ class Figures:
     def _fit(self, cols: C.Columns) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px.
         cells = {"logical": 0.0, "buffer": 0.0}
-        if not cols.summary:
-            grid = cols.grid
-            tiled = len(grid.shape) > 2
-            top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
-            wide, tall, column = self._room()
-            # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
-            # large tensor on a projector fits its screen too).
-            least = MIN_CELL / self.scale
-            most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
-            rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
-            # Room above the buffer for the jump arcs, and below for the offset marker.
-            high = {"logical": grid.height + 0.2 + top, "buffer": rows + 0.5 + 0.2 + 1.3}
-            wide_cell = {  # the cell (px) each figure's width allows
-                fig: min(most * self.scale, (wide - 8) / (n + 0.2))
-                for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
-            }
-            heights = split_height(tall, high, wide_cell)
-            if cols.labels:  # never shorter than their values need (a short window scrolls)
-                for fig, h in high.items():
-                    heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
-            cells["logical"] = fit(
-                self.logical_figure,
-                grid.width,
-                grid.height,
-                top,
-                wide,
-                self.scale,
-                heights["logical"],
-                # A grid of tiles keeps cells that fit each tile's header over it (rank 8
-                # too); one too wide for its panel then scrolls inside it.
-                max(TILED_MIN_CELL, L.tile_cell(cols, 1.0)) if tiled else least,
-                column,
-                most,
-            )
-            cells["buffer"] = fit(
-                self.buffer_figure,
-                cols.buffer_cols,
-                rows + 0.5,
-                1.3,
-                wide,
-                self.scale,
-                heights["buffer"],
-                least,
-                column,
-                most,
-            )
+        grid = cols.grid
+        tiled = len(grid.shape) > 2
+        top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
+        wide, tall, column = self._room()
+        # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
+        # large tensor on a projector fits its screen too).
+        least = MIN_CELL / self.scale
+        most = PRESENTER_MAX_CELL / self.scale if self.scale > 1 else MAX_CELL
+        rows = (cols.buffer_rows - 1) * C.BUFFER_ROW_PITCH + 1  # the lane's height in cells
+        # Room above the buffer for the jump arcs, and below for the offset marker.
+        high = {"logical": grid.height + 0.2 + top, "buffer": rows + 0.5 + 0.2 + 1.3}
+        wide_cell = {  # the cell (px) each figure's width allows
+            fig: min(most * self.scale, (wide - 8) / (n + 0.2))
+            for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
+        }
+        heights = split_height(tall, high, wide_cell)
+        if cols.labels:  # never shorter than their values need (a short window scrolls)
+            for fig, h in high.items():
+                heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
+        floor = least
+        if tiled:
+            # A grid of tiles keeps cells that fit each tile's header over it (rank 8
+            # too), spelt as fully as lets the grid fit the column's width
+            # (L.tile_spelling); one too wide for its panel however spelt scrolls
+            # inside it, its headers spelt in full.
+            room = (wide - 8) / (grid.width + 0.2)
+            need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
+            floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
+        cells["logical"] = fit(
+            self.logical_figure,
+            grid.width,
+            grid.height,
+            top,
+            wide,
+            self.scale,
+            heights["logical"],
+            floor,
+            column,
+            most,
+        )
+        cells["buffer"] = fit(
+            self.buffer_figure,
+            cols.buffer_cols,
+            rows + 0.5,
+            1.3,
+            wide,
+            self.scale,
+            heights["buffer"],
+            least,
+            column,
+            most,
+        )
         return cells
 
     def _draw_labels(self) -> None:
@@ -674,11 +684,14 @@ class Figures:
         _set_data(self.labels_buffer, labels["buffer"])
 
     @staticmethod
-    def tooltips(concealed: bool, in_bytes: bool = False, binned: bool = False) -> dict:
+    def tooltips(
+        concealed: bool, in_bytes: bool = False, binned: bool = False, estimated: bool = False
+    ) -> dict:
         """Each figure's hover text; while a question waits, no buffer position or reads,
         and a logical cell only its index (its value is the position it reads). With
         ``in_bytes``, positions are in bytes. With ``binned`` (a buffer overview), a
-        buffer cell is a range of positions (in bytes too) and how often they are read."""
+        buffer cell is a range of positions (in bytes too) and how often they are read
+        (``estimated``: counted from part of the walk, ``columns.binned_reads``)."""
         logical = [("index", "@index")]
         buffer = [("value", "@value")]
         name = "position (bytes)" if in_bytes else "position"
@@ -687,13 +700,15 @@ class Figures:
             buffer = [(name, "@pos{custom}"), *buffer, ("reads", "@reads")]
         if binned:
             span = "positions (bytes)" if in_bytes else "positions"
-            buffer = [(span, "@pos{span}")] + ([] if concealed else [("reads", "@reads")])
+            reads = "reads (estimated)" if estimated else "reads"
+            buffer = [(span, "@pos{span}")] + ([] if concealed else [(reads, "@reads")])
         return {"logical": logical, "buffer": buffer}
 
     def _set_tooltips(self) -> None:
         tags = self.frames_source.tags[0] if self.frames_source.tags else {}
         in_bytes = tags.get("unit", "elements") != "elements"
-        for name, tips in self.tooltips(self.concealed, in_bytes, self.binned).items():
+        tips_now = self.tooltips(self.concealed, in_bytes, self.binned, self.estimated)
+        for name, tips in tips_now.items():
             tool = self.hover_tools[name]
             if [tuple(t) for t in tool.tooltips] != tips:
                 tool.tooltips = tips

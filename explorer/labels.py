@@ -55,8 +55,11 @@ LABEL_BLOCKS = {
 }
 
 
-#: Up to this many marks of what a summarised grid leaves out (``⋯``, ``⋮``).
-GAP_LIMIT = 256
+#: Room for every mark of what a summarised grid leaves out (``⋯``, ``⋮``, ``⋱``): the most
+#: any shape has is 2,493, six axes each cut to their first and last 2 (256 drawn tiles of
+#: 4x4 cells, each with 4 ``⋯``, 4 ``⋮`` and a ``⋱``, and 189 gaps of tiles); rank 8 has
+#: 502. The padding is empty rows, a few hundred bytes compressed.
+GAP_LIMIT = 2560
 #: Up to this many dots on the cells of a buffer overview that drawn elements read.
 DRAWN_LIMIT = 128
 
@@ -273,21 +276,40 @@ def _gap_labels(cols: C.Columns, cell: float, scale: float) -> list:
     }]  # fmt: skip
 
 
+def tile_spelling(text: str, spelling: int) -> str:
+    """A tile's header in one of :data:`TILE_SPELLINGS`: ``[0, 221, :, :]`` (0), without
+    spaces ``[0,221,:,:]`` (1), or its leading indices alone ``[0,221]`` (2: NumPy's
+    ``x[0, 221]`` is the same tile)."""
+    if spelling >= 1:
+        text = text.replace(" ", "")
+    if spelling >= 2:
+        text = text.replace(",:", "")
+    return text
+
+
+#: How many spellings a tile header has, longest first (:func:`tile_spelling`): the
+#: longest that fits over its tile is drawn.
+TILE_SPELLINGS = 3
+
+
 def _tile_labels(cols: C.Columns, cell: float, scale: float) -> list:
-    texts = cols.tiles["text"]
-    if not len(texts) or len(texts) > TILE_LIMIT:
+    if not len(cols.tiles["text"]) or len(cols.tiles["text"]) > TILE_LIMIT:
         return [["tile", None]]
     # Each header sits on its tile's top edge, lifted clear of the cursor's frame on the
     # tile's first row (the frame reaches past the cell's edge), within the row above.
     clear = frame_reach(cell) + 1
     room = cell * tile_room(cols.grid)
-    font = min(LEAST_FONT * scale, room / (0.62 * max(len(t) for t in texts)),
-               cell * TILE_ROW - clear)  # fmt: skip
-    if font < LEAST_FONT - 0.01:  # (cells sized by tile_cell give LEAST_FONT, give or take)
+    for spelling in range(TILE_SPELLINGS):
+        texts = [tile_spelling(t, spelling) for t in cols.tiles["text"]]
+        font = min(LEAST_FONT * scale, room / (0.62 * max(len(t) for t in texts)),
+                   cell * TILE_ROW - clear)  # fmt: skip
+        if font >= LEAST_FONT - 0.01:  # (cells sized by tile_cell give LEAST_FONT, about)
+            break
+    else:
         return [["tile", None]]
     font = max(font, LEAST_FONT)
     return [["tile", {
-        "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": cols.tiles["text"],
+        "x": cols.tiles["x"], "y": np.asarray(cols.tiles["y"]) - 0.1, "text": texts,
         "color": [C.PAGE_TEXT] * len(texts), "size": _font(font), "align": "left",
         "baseline": "bottom", "x_offset": 0.0, "y_offset": -clear, "style": "normal",
     }]]  # fmt: skip
@@ -302,14 +324,16 @@ def tile_room(grid) -> float:
 TILE_FONT = LEAST_FONT
 
 
-def tile_cell(cols: C.Columns, scale: float) -> float:
-    """The cell size (px) at which every tile's header fits over its tile at TILE_FONT:
-    as wide as its text, and as tall, in the row above the tile, clear of the cursor's
-    frame on the tile's first row (see :func:`_tile_labels`)."""
+def tile_cell(cols: C.Columns, scale: float, spelling: int = 0) -> float:
+    """The cell size (px) at which every tile's header (in ``spelling``: see
+    :func:`tile_spelling`) fits over its tile at TILE_FONT: as wide as its text, and as
+    tall, in the row above the tile, clear of the cursor's frame on the tile's first row
+    (see :func:`_tile_labels`)."""
     texts = cols.tiles["text"]
     if not len(texts):
         return 0.0
-    cell = 0.62 * TILE_FONT * scale * max(len(t) for t in texts) / tile_room(cols.grid)
+    longest = max(len(tile_spelling(t, spelling)) for t in texts)
+    cell = 0.62 * TILE_FONT * scale * longest / tile_room(cols.grid)
     while cell * TILE_ROW - (frame_reach(cell) + 1) < TILE_FONT * scale - 0.01:
         cell += 0.5
     return cell

@@ -151,7 +151,6 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         "logical_size": size(figs.logical_figure),
         "buffer_size": size(figs.buffer_figure),
         "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
-        "summary": bool(cols.summary),
         "odometer": figs.odometer.text,
         "fields": "" if question is not None else fields_html(layout, unit, copied=result.copied),
         # Before the answer only the pipeline: the layout line holds the strides.

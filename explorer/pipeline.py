@@ -37,12 +37,14 @@ if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the
 # One item of a subscript: an integer, a slice, and (in ``[...]`` only) None or ``...``.
 SliceItem = int | slice | None | type(Ellipsis)
 
-#: The largest number of elements a state may have (4096 x 4096): a layout costs
-#: nothing to hold whatever its size, and a tensor too large to draw cell by cell is
-#: drawn as an overview worked out a chunk at a time, but that overview takes time in
-#: proportion to the elements (about 10 ns each): this bound keeps one edit under a
-#: fifth of a second of the server's time.
-MAX_ELEMENTS = 1 << 24
+#: The largest number of elements a state may have, and of cells its buffer may have:
+#: 2**59. A layout costs nothing to hold whatever its size, and a tensor too large to
+#: draw cell by cell is drawn as an overview in bounded time and memory
+#: (:func:`explorer.columns.binned_reads`), but its element numbers, its buffer positions
+#: and its buffer's bytes (8 a cell) are NumPy's 64-bit integers, with room to add two.
+MAX_ELEMENTS = 1 << 59
+#: How :data:`MAX_ELEMENTS` is named in messages, with its reason.
+MAX_ELEMENTS_TEXT = f"{MAX_ELEMENTS:,} (2**59, counted in 64-bit integers)"
 #: The largest number of elements a step may copy into a new buffer (``as_contiguous``,
 #: a ``reshape`` strides cannot say): a copy is memory, 8 bytes an element.
 MAX_COPY = 1 << 22
@@ -484,7 +486,7 @@ def apply_step(tensor: Tensor, step: Step) -> Tensor:
     if len(layout) > MAX_ELEMENTS:
         raise ValueError(
             f"shape {tuple(layout.shape)} has {len(layout):,} elements; "
-            f"the explorer handles at most {MAX_ELEMENTS:,}"
+            f"the explorer handles at most {MAX_ELEMENTS_TEXT}"
         )
     return result
 
@@ -499,14 +501,13 @@ _POSITIONS: dict[int, weakref.ref] = {}
 
 def positions_buffer(size: int):
     """A buffer of ``size`` int64 cells standing for one whose value is its position
-    (``arange``), made of no memory: zeros the system gives as untouched pages, never
-    written. :func:`values_are_positions` tells it apart, and what reads values there
-    takes the position instead; a step that would copy it copies the positions
-    (:func:`apply_step`). Reading its zeros is harmless, never a value shown."""
+    (``arange``), made of no memory: one zero, repeated (stride 0), however many cells.
+    :func:`values_are_positions` tells it apart, and what reads values there takes the
+    position instead; a step that would copy it copies the positions (:func:`apply_step`).
+    Reading its zeros is harmless, never a value shown."""
     import numpy as np
 
-    buffer = np.zeros(size, dtype=np.int64)
-    buffer.flags.writeable = False
+    buffer = np.broadcast_to(np.zeros(1, dtype=np.int64), (size,))  # read-only
     key = id(buffer)
     _POSITIONS[key] = weakref.ref(buffer, lambda _ref: _POSITIONS.pop(key, None))
     return buffer
@@ -518,18 +519,33 @@ def values_are_positions(buffer) -> bool:
     return ref is not None and ref() is buffer
 
 
+class _Copies(Exception):
+    """Raised by a probe tensor where a step would copy it (see :func:`_copying`)."""
+
+
 def _copying(op, tensor: Tensor, step: Step):
     """``op`` applied to ``tensor`` where it might copy a buffer too large to copy or one
-    never made: the step is tried on a bool buffer (a byte a cell). A copy of more than
-    :data:`MAX_COPY` elements is refused; a copy of a positions buffer holds the positions
-    its walk read (a packed copy holds its values in walk order), a view keeps it."""
+    never made: the step is first tried on a probe tensor of no memory whose
+    ``as_contiguous`` (what every copy of candela's goes through) raises instead of copying.
+    A copy of more than :data:`MAX_COPY` elements is refused; a copy of a positions buffer
+    holds the positions its walk read (a packed copy holds its values in walk order), a
+    view keeps it."""
     import numpy as np
 
-    from candela import Tensor
+    from candela import Layout, Tensor
 
-    probe = np.zeros(len(tensor.buffer), dtype=np.bool_)
-    tried = op.apply(Tensor(probe, tensor.layout), step.args)
-    copied = not np.shares_memory(tried.buffer, probe)
+    class Probe(Tensor):
+        def as_contiguous(self) -> Tensor:
+            raise _Copies
+
+    probe = Probe(np.broadcast_to(np.zeros(1, dtype=np.bool_), (len(tensor.buffer),)),
+                  tensor.layout)  # fmt: skip
+    try:
+        tried = op.apply(probe, step.args)
+    except _Copies:
+        copied = True
+    else:
+        copied = False
     if copied and len(tensor.layout) > MAX_COPY:
         raise ValueError(
             f"it copies {len(tensor.layout):,} elements into a new buffer; "
@@ -537,8 +553,9 @@ def _copying(op, tensor: Tensor, step: Step):
         )
     if not values_are_positions(tensor.buffer):
         return op.apply(tensor, step.args)
-    if copied:
-        return Tensor(np.asarray(tensor.layout.positions(), dtype=np.int64), tried.layout)
+    if copied:  # the copy of an arange's view: its positions, packed in walk order
+        packed = np.asarray(tensor.layout.positions(), dtype=np.int64)
+        return op.apply(Tensor(packed, Layout(tuple(tensor.layout.shape))), step.args)
     return Tensor(tensor.buffer, tried.layout)
 
 

@@ -22,6 +22,7 @@ from .fields import UNITS
 from .pipeline import (
     INT64_MAX,
     MAX_ELEMENTS,
+    MAX_ELEMENTS_TEXT,
     MAX_RANK,
     PipelineError,
     Step,
@@ -125,14 +126,14 @@ def parse_shape(value: object) -> tuple[int, ...]:
         if size > MAX_ELEMENTS:
             raise StateError(
                 f"shape `{shown}`: size {_shown(size)} of axis {axis} is more than the "
-                f"{MAX_ELEMENTS:,} elements the explorer handles"
+                f"{MAX_ELEMENTS_TEXT} elements the explorer handles"
             )
     if not 1 <= len(sizes) <= MAX_RANK:
         raise StateError(f"shape `{shown}`: rank {len(sizes)} is outside 1..{MAX_RANK}")
     if math.prod(sizes) > MAX_ELEMENTS:
         raise StateError(
             f"shape `{shown}`: {math.prod(sizes):,} elements is more than the "
-            f"{MAX_ELEMENTS:,} the explorer handles"
+            f"{MAX_ELEMENTS_TEXT} the explorer handles"
         )
     return tuple(sizes)
 
@@ -210,7 +211,7 @@ def evaluate(shape: object, ops: str, start=None) -> Result:
         if any(n > MAX_ELEMENTS for n in shape):  # possible when another axis is 0
             raise StateError(
                 f"{step}: an axis of size {max(shape):,} is more than the "
-                f"{MAX_ELEMENTS:,} the explorer draws"
+                f"{MAX_ELEMENTS_TEXT} the explorer handles"
             )
         layout = state.layout
         numbers = (*layout.stride, *layout.adj_stride, layout.offset)

@@ -230,7 +230,7 @@ def test_as_contiguous_says_it_copied():
 
 def test_too_many_elements_draw_the_edges_of_each_axis():
     ex = Explorer(shape=(256, 256), ops=".transpose()")
-    assert ex.error is None and not ex.summary_pane.visible
+    assert ex.error is None
     assert "65,536 elements" in ex.logical_heading.object
     # NumPy's edge items: 3 first and 3 last of each axis.
     assert len(ex.figures.logical_source.data["x"]) == 36
@@ -341,7 +341,8 @@ def test_parse_shape_reads_text_and_sequences(text, shape):
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", "4097,4096", True, 2.0, (3, "4"), None]
+    "bad",
+    ["", "3,-1", "abc", "3.5", "1,2,3,4,5,6,7,8,9", f"{2**30},{2**30}", True, 2.0, (3, "4"), None],
 )
 def test_parse_shape_refuses_with_a_message(bad):
     with pytest.raises(StateError):

@@ -1,5 +1,5 @@
 """In a byte unit every position the page shows is in bytes (the buffer cell beside it):
-the odometer, the cells' position labels, hover, the flags' reasons, the summary."""
+the odometer, the cells' position labels, hover, the flags' reasons."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from candela import Layout, Tensor, s
 from explorer import columns as C
 from explorer.app import Explorer
-from explorer.fields import DTYPE_BYTES, contiguous_reason, summary_text
+from explorer.fields import DTYPE_BYTES, contiguous_reason
 from explorer.figures import Figures, odometer_start, position_text
 
 UNITS = ["int8", "int16", "float32", "float64", "complex128"]
@@ -50,15 +50,11 @@ def test_positions_are_in_bytes_with_the_cell_beside(unit):
 
 
 @pytest.mark.parametrize("unit", UNITS)
-def test_the_reasons_and_summary_count_bytes(unit):
+def test_the_reasons_count_bytes(unit):
     size = DTYPE_BYTES[unit]
     layout = Layout((3, 4)).slice(s[1:])  # contiguous, from offset 4
     numbers = [int(n) for n in re.findall(r"\d+", contiguous_reason(layout, size))]
     assert numbers[:3] == [4 * size, 5 * size, 11 * size]
-    big = Tensor.arange((70, 70)).slice(s[1:, 1:])
-    text = summary_text(C.summarize(C.walk_arrays(big.layout), len(big.buffer)), unit)
-    first = int(big.layout.positions()[0])
-    assert f"starts at position {first * size:,} " in text and f"cells {first:,} " in text
 
 
 def test_the_page_shows_positions_in_bytes():

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from candela import Layout, Tensor
 from explorer import columns as C
-from explorer.pipeline import MAX_COPY, MAX_ELEMENTS, positions_buffer, values_are_positions
+from explorer.pipeline import (
+    MAX_COPY,
+    MAX_ELEMENTS,
+    MAX_ELEMENTS_TEXT,
+    positions_buffer,
+    values_are_positions,
+)
 from explorer.state import StateError, evaluate
 
 
@@ -86,13 +92,18 @@ def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, l
 
 
 @settings(max_examples=300, deadline=None)
-@given(strided(max_axis=12), st.integers(1, 40), st.integers(1, 30))
-def test_the_overviews_read_counts_are_the_binned_bincount_of_the_walk(case, limit, cells):
+@given(strided(max_axis=12), st.integers(1, 30), st.booleans())
+def test_the_overviews_read_counts_are_the_binned_bincount_of_the_walk(case, cells, closed):
+    # Either every position worked out, or (`closed`: what a tensor past C.WORK elements
+    # takes) the walk's longest run counted in closed form from each of its starts.
     tensor, _ = case
     n = tensor.layout.len
     size = len(tensor.buffer)
     width = -(-size // cells)
-    reads, first = C.binned_reads(tensor.layout, size, width)
+    reads, first, share, sampled = C.binned_reads(
+        tensor.layout, size, width, enumerate_up_to=0 if closed else None
+    )
+    assert share == sampled == 1.0
     positions = np.asarray(tensor.layout.positions(), dtype=np.int64)
     bins = positions // width
     assert reads.sum() == n
@@ -101,6 +112,35 @@ def test_the_overviews_read_counts_are_the_binned_bincount_of_the_walk(case, lim
     for b in range(len(reads)):
         hits = np.flatnonzero(bins == b)
         assert first[b] == (hits[0] if len(hits) else -1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided(max_axis=12), st.integers(1, 30), st.integers(0, 40))
+def test_estimated_read_counts_count_only_what_is_read_and_add_up_to_the_walk(case, cells, work):
+    # Past `work`, evenly spread starts of the longest run are counted and scaled up: a bin
+    # counted is read, no earlier than its true first reader, and the counts add up to the
+    # number of elements (within the rounding of each bin).
+    tensor, _ = case
+    n = tensor.layout.len
+    size = len(tensor.buffer)
+    width = -(-size // cells)
+    reads, first, share, sampled = C.binned_reads(
+        tensor.layout, size, width, work, enumerate_up_to=0
+    )
+    bins = np.asarray(tensor.layout.positions(), dtype=np.int64) // width
+    true = np.bincount(bins, minlength=len(reads))
+    assert 0 < share <= 1 and 0 < sampled <= 1
+    assert abs(int(reads.sum()) - n) <= len(reads) / 2
+    for b in range(len(reads)):
+        assert (reads[b] > 0) == (first[b] >= 0)
+        if reads[b]:
+            assert true[b]
+    if share == 1:  # counted exactly (in memory order), however many rows the walk has
+        assert reads.tolist() == true.tolist()
+    if sampled == 1:
+        assert first.tolist() == [
+            (np.flatnonzero(bins == b)[:1].tolist() or [-1])[0] for b in range(len(reads))
+        ]
 
 
 @pytest.mark.parametrize("chunk", [1, 5, 7, 64, 1 << 18])
@@ -151,12 +191,19 @@ def test_a_copy_of_a_buffer_never_made_holds_what_numpy_copies(ops):
 
 
 def test_the_bounds_name_their_values():
-    with pytest.raises(StateError, match=f"more than the {MAX_ELEMENTS:,}"):
+    assert MAX_ELEMENTS == 2**59  # element numbers, positions and bytes fit in 64 bits
+    bound = re.escape(MAX_ELEMENTS_TEXT)
+    with pytest.raises(StateError, match=f"{MAX_ELEMENTS + 1}.* more than the {bound}"):
         evaluate(f"{MAX_ELEMENTS + 1}", "")
+    with pytest.raises(StateError, match=f"more than the {bound}"):
+        evaluate(f"{2**30},{2**30}", "")
+    with pytest.raises(StateError, match=f"at most {bound}"):
+        evaluate(f"{2**29}", f".broadcast((3, {2**30}, {2**29}))")
     with pytest.raises(StateError, match=f"copies at most {MAX_COPY:,}"):
         evaluate("2048,4096", ".T.contiguous()")
-    # A view of as many elements copies nothing and is drawn.
-    assert evaluate("4096,4096", ".T").layout.len == MAX_ELEMENTS
+    # A view of as many elements copies nothing and is drawn, as is the largest of all.
+    assert evaluate("4096,4096", ".T").layout.len == 1 << 24
+    assert evaluate(f"{2**29},{2**30}", ".T").layout.len == MAX_ELEMENTS
 
 
 @settings(max_examples=200, deadline=None)
@@ -270,3 +317,153 @@ def test_fields_of_a_large_layout_are_numpys_worked_out_from_the_layout_alone(sh
     assert fields["shape"] == str(a.shape) and fields["stride"] == str(a.strides)
     assert fields["len"] == str(a.size)
     assert fields["is-contiguous"] == str(a.flags.c_contiguous)
+
+
+@pytest.mark.parametrize(
+    "shape, ops",
+    [
+        ("4096,4096,2", ""),  # a KV cache: 32 M elements
+        ("64,3,512,512", ".permute(0,2,3,1)"),  # a batch of images, channels last: 50 M
+        ("10,10,10,10,10,10,10,10", ".permute(7,6,5,4,3,2,1,0)"),  # 100 M, every axis cut
+        ("256,256,256,256", "[::2, ::3, 1::2, ::-5]"),  # 33 M, no two axes one run
+        (f"{2**29},{2**30}", ".T"),  # the largest
+        (f"{2**20}", f".broadcast(({2**20}, {2**20}))"),
+    ],
+)
+def test_a_layout_of_any_size_is_drawn_in_bounded_memory(shape, ops):
+    # No array in proportion to the elements: the peak of what Python allocates while the
+    # state is evaluated and its columns worked out stays under 8 MB (an int64 array of
+    # the positions of the smallest here would be 256 MB). The read counts add up to
+    # the elements, and are exact unless the heading says they are estimated.
+    import tracemalloc
+
+    from explorer.fields import headings_html
+
+    tracemalloc.start()
+    try:
+        result = evaluate(shape, ops)
+        cols = C.columns_for(result.tensor)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    n = result.layout.len
+    assert n > 1 << 24 and peak < 8 << 20
+    o = cols.overview
+    assert o["elements"] == n and o["cells"] <= C.OVERVIEW_CELLS
+    reads = cols.buffer["reads"].astype(np.int64)
+    if o["share"] == 1:
+        assert int(reads.sum()) == n
+    else:
+        assert abs(int(reads.sum()) - n) <= o["cells"]
+    _, lane = headings_html(result.layout.shape, o["buffer"], cols.buffer_cols, overview=o)
+    assert ("read counts estimated" in lane) == (o["share"] < 1)
+    if o["share"] == 1 and shape.startswith("4096"):  # a contiguous tensor: each cell once
+        assert set(reads.tolist()) == {o["bin"]}
+
+
+def test_the_overview_of_a_large_layout_agrees_with_numpy_where_numpy_can_count():
+    # 20 M elements of a strided view of 60 M: the closed form (forced, with the work to
+    # count every start) and NumPy's bincount of every position agree bin for bin, and on
+    # each bin's first reader.
+    layout = evaluate("60,1000,1000", ".permute(2,0,1)[::3, 1::2, ::-1]").layout
+    size = 60 * 1000 * 1000
+    width = -(-size // C.OVERVIEW_CELLS)
+    reads, first, share, sampled = C.binned_reads(
+        layout, size, width, work=1 << 26, enumerate_up_to=0
+    )
+    assert share == sampled == 1
+    pos = np.asarray(layout.positions(), dtype=np.int64) // width
+    assert reads.tolist() == np.bincount(pos, minlength=len(reads)).tolist()
+    expected = np.full(len(reads), -1)
+    expected[pos[::-1]] = np.arange(len(pos) - 1, -1, -1)
+    assert first.tolist() == expected.tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 50]), min_size=2, max_size=8).filter(
+        lambda s: math.prod(s) > C.DETAIL_LIMIT
+    )
+)
+def test_every_gap_of_a_summarised_grid_has_its_mark_drawn(shape):
+    _every_gap_drawn(shape)
+
+
+@pytest.mark.parametrize(
+    "shape", [(7,) * 8, (7,) * 6, (8, 50, 6, 9, 50, 50), (4, 7, 7, 1, 6, 8, 9), (7, 7, 7, 100)]
+)
+def test_every_gap_has_its_mark_in_the_shapes_with_the_most(shape):
+    # The most gap marks of any shape (rank 6, two edge items an axis: 2,493) and rank 8's.
+    _every_gap_drawn(shape)
+
+
+def _every_gap_drawn(shape):
+    # In each drawn tile, a summarised column axis leaves a gap column between its first and
+    # last e columns, with a mark on each drawn row (and a summarised row axis a gap row);
+    # each summarised leading axis leaves a gap of tiles with a mark in it, outside every
+    # drawn tile. Every mark is drawn: the labels hold them all.
+    import ast
+
+    from explorer import labels as L
+
+    tensor = Tensor(positions_buffer(math.prod(shape)), Layout(shape))
+    cols = C.columns_for(tensor)
+    marks = set(zip(np.asarray(cols.gaps["x"]).tolist(), np.asarray(cols.gaps["y"]).tolist()))
+    assert len(marks) == len(cols.gaps["text"]) <= L.GAP_LIMIT
+    e, cut, rank = cols.overview["edge"], set(cols.overview["summarised"]), len(shape)
+    tiles: dict = {}
+    for label, x, y in zip(cols.logical["index"], cols.logical["x"], cols.logical["y"]):
+        index = ast.literal_eval(label)
+        lead = index[: max(rank - 2, 0)]
+        tiles.setdefault(lead, set()).add((float(x), float(y)))
+    boxes = []
+    for cells in tiles.values():
+        xs, ys = sorted({x for x, _ in cells}), sorted({y for _, y in cells}, reverse=True)
+        boxes.append((xs[0], xs[-1], ys[-1], ys[0]))
+        gap_x = xs[e - 1] + 1 if rank - 1 in cut else None
+        gap_y = ys[e - 1] - 1 if rank >= 2 and rank - 2 in cut else None
+        if gap_x is not None:
+            assert all((gap_x, y) in marks for y in ys)
+        if gap_y is not None:
+            assert all((x, gap_y) in marks for x in xs)
+        if gap_x is not None and gap_y is not None:
+            assert (gap_x, gap_y) in marks
+    outside = [
+        (x, y) for x, y in marks
+        if not any(x0 - 1 <= x <= x1 + 1 and y0 - 1 <= y <= y1 + 1 for x0, x1, y0, y1 in boxes)
+    ]  # fmt: skip
+    assert len(outside) >= len(cut - {rank - 1, rank - 2})
+    blocks = dict(
+        L.label_blocks(cols, {"logical": 10.0, "buffer": 10.0}, 1.0, None, False)["logical"]
+    )
+    drawn = blocks["gap"]
+    assert drawn is not None and len(drawn["text"]) == len(cols.gaps["text"])
+    rows = L.label_rows({"logical": [["gap", drawn]]})["logical"]
+    assert sum(1 for t in rows["text"] if t) == len(cols.gaps["text"])
+
+
+def test_a_url_and_explorer_show_take_what_candela_takes():
+    # Past the 16,777,216 elements once refused: a KV cache from a URL, a PyTorch-like
+    # tensor of 2**40 elements and a NumPy broadcast of 32 M from explorer.show.
+    from explorer.jupyter import as_tensor
+    from explorer.state import ExplorerState
+    from explorer.url import read_query
+
+    updates, messages = read_query("?shape=4096,4096,2&ops=.permute(2,0,1)")
+    assert not messages and updates["shape"] == "4096,4096,2"
+    assert ExplorerState(**updates).result.layout.len == 4096 * 4096 * 2
+
+    class TorchLike:  # .shape, .stride() and .storage_offset(), strides in elements
+        shape = (1 << 20, 1 << 20)
+
+        def stride(self):
+            return (1, 1 << 20)
+
+        def storage_offset(self):
+            return 0
+
+    for x in (TorchLike(), np.broadcast_to(np.arange(4096, dtype=np.int8), (8192, 4096))):
+        tensor, _ = as_tensor(x)
+        state = ExplorerState(start=tensor, ops=".T")
+        assert state.error is None and state.result.layout.len == math.prod(x.shape)
+        assert int(state.columns.buffer["reads"].sum()) == math.prod(x.shape)

@@ -189,10 +189,15 @@ def test_as_contiguous_copies_and_then_views_work():
     assert states[-1].tolist() == np.arange(12).reshape(3, 4).T.ravel().tolist()
 
 
-def test_a_broadcast_too_large_to_draw_is_refused_not_allocated():
+def test_a_broadcast_of_any_size_is_not_allocated_and_past_64_bits_is_refused():
+    from explorer.pipeline import MAX_ELEMENTS, MAX_ELEMENTS_TEXT
+
+    start = Tensor.arange((4,))
+    big = apply(parse(".broadcast((100000, 100000, 4))"), start)[-1]
+    assert big.buffer is start.buffer and big.layout.len == 4 * 10**10
     with pytest.raises(PipelineError) as info:
-        apply(parse(".broadcast((100000, 100000, 4))"), Tensor.arange((4,)))
-    assert "at most" in info.value.reason
+        apply(parse(f".broadcast(({MAX_ELEMENTS // 4 + 1}, 4))"), start)
+    assert f"at most {MAX_ELEMENTS_TEXT}" in info.value.reason
 
 
 PIPELINE_ALPHABET = ".()[]:,- 0123456789s_" + "transpose view slice narrow broadcast axes rotate"

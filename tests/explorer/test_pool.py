@@ -118,7 +118,6 @@ def page_state(context, before: set) -> dict:
         "error": ex.error,
         "url": ex.url.location.search if ex.url else None,
         "fields": ex.fields_pane.object,
-        "summary": ex.summary_pane.object,
         "boxes": [ex.editor.shape_input.value, ex.editor.ops_input.value],
         "lesson text": [getattr(p, "object", None) for p in ex.classroom.step_parts],
         "frames": json.dumps(

@@ -145,3 +145,30 @@ def test_in_a_notebook_wide_output_the_figures_are_on_the_first_screen(
     assert inputs["bottom"] <= 800
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 840
     page.screenshot(path="/tmp/notebook-840.png")
+
+
+def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_tile(
+    page, explorer_server
+):
+    # 16x224x224x3 drawn as 6x6 tiles of 6x3 cells: a header as long as "[0, 221, :, :]"
+    # over a 3-wide tile needed 26 px cells, a grid wider than its 528 px column (it
+    # scrolled inside its panel). Each header is now spelt as fully as the column allows.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    _open(page, explorer_server, "?shape=16,3,224,224&ops=.permute(0,2,3,1)")
+    page.wait_for_function(ROOM_SENT % 528)
+    box = page.evaluate(
+        "() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('logical-figure'))"
+        ".el.getBoundingClientRect().toJSON()"
+    )
+    lessons = page.evaluate(BOX_JS, "candela-lesson-area") or {"left": 1280}
+    assert box["width"] <= 528 and box["right"] <= lessons["left"], (box, lessons)
+    headers = page.evaluate(
+        "() => { const d = Bokeh.documents[0].get_model_by_name('labels-logical-source').data;"
+        " return d.text.filter((t, i) => d.kind[i] === 'tile' && t)"
+        ".map((t, i) => [t, d.size[d.kind.indexOf('tile') + i]]) }"
+    )
+    assert len(headers) == 36 and all(float(px[:-2]) >= 12 for _, px in headers), headers
+    # Each names its tile's leading indices, as NumPy's x[0, 221] is that tile.
+    assert headers[3][0].replace(" ", "").replace(",:", "") == "[0,221]", headers[3]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    page.screenshot(path="/tmp/fit-channels-last-1280x800.png")
