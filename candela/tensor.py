@@ -260,7 +260,8 @@ class Tensor:
                     index=index,
                     buffer_len=size,
                 )
-        layout = self._layout.as_strided(dims, strides, start)
+        # `offset`, not `start`: an empty layout's own offset may be below 0, as NumPy's.
+        layout = self._layout.as_strided(dims, strides, offset)
         return self._with(layout)
 
     def transpose_axes(self, axes: Sequence[int]) -> Tensor:

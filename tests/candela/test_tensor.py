@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from candela import Layout, Tensor, s
+from candela.errors import InvalidShape
 
 from .oracle import as_numpy
 from .strategies import layouts, operations
@@ -124,6 +125,17 @@ def test_tensor_derivations_share_the_buffer_and_match_numpy(layout, data):
     assert packed.is_contiguous() and packed.offset == 0 and packed.buffer.size == t.len
     assert np.array_equal(packed.to_numpy(), np.ascontiguousarray(view))
     assert not np.shares_memory(packed.buffer, t.buffer)
+
+
+def test_as_strided_of_an_empty_view_keeps_its_own_offset_below_zero():
+    # Narrowing an empty flipped view moves its offset below 0, as NumPy's pointer moves
+    # before its buffer; as_strided from there (its own offset) is still an empty view.
+    t = Tensor(np.arange(2), Layout.from_strided((0, 2), (2, -1), 0)).narrow(1, 1, 1)
+    assert t.offset == -1 and t.is_empty()
+    empty = t.as_strided((0,), (0,))
+    assert empty.shape == (0,) and empty.tolist() == [] and empty.buffer is t.buffer
+    with pytest.raises(InvalidShape, match="offset must be >= 0, got -1"):
+        t.as_strided((0,), (0,), -1)  # an offset given is still checked
 
 
 def test_tensor_forwards_the_layout():
