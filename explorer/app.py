@@ -37,6 +37,7 @@ from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
+from explorer.patches.inline_once import InlineOnce
 from explorer.quick import InlineMarkdown, QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
@@ -67,7 +68,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(pn.Row):
+class _Root(InlineOnce, pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson

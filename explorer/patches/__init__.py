@@ -84,6 +84,7 @@ MODULES = (
     "one_write",
     "pool_sessions",
     "inline_panes",
+    "inline_once",
     "quick_updates",
     "comm_stdout",
     "browser",
