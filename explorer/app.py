@@ -96,14 +96,21 @@ class _Root(InlineOnce, pn.Row):
     _on_gone = None
 
 
+def _figure_pane(model) -> pn.pane.Bokeh:
+    """A pane for one of a view's Bokeh models (a figure, the traversal's controls)."""
+    return pn.pane.Bokeh(model, autodispatch=False)
+
+
 class _View:
     """One display of an explorer: its own figures inside the shared panes."""
 
     def __init__(self, ex: Explorer) -> None:
         self.figures = Figures()
         f = self.figures
-        self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
-        self.traversal = pn.pane.Bokeh(f.traversal)
+        # The figures have no Python callbacks (the page's traversal and hover are
+        # JavaScript): nothing for Panel to wrap for a notebook, model by model, at each display.
+        self.plots = [_figure_pane(f.logical_figure), _figure_pane(f.buffer_figure)]
+        self.traversal = _figure_pane(f.traversal)
         scroll = {"overflow": "auto", "max-width": "100%"}
         #: The second view (``compare``): built the first time there is one (its models
         #: cost every page that never compares), then beside the first grid.
@@ -155,9 +162,9 @@ class _View:
             self.compare = CompareView(self.figures)
             self.compare_column = pn.Column(
                 ex.compare_heading,
-                pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+                pn.Column(_figure_pane(self.compare.second.logical_figure), styles=scroll),
                 ex.lane_heading,
-                pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+                pn.Column(_figure_pane(self.compare.lane_figure), styles=scroll),
                 ex.compare_fields,
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},

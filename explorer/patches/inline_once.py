@@ -90,16 +90,19 @@ class InlineOnce:
     stylesheets are inlined in one pass (see the module)."""
 
     def _render_model(self, doc=None, comm=None):
-        model = super()._render_model(doc, comm)
-        if comm is None or not is_on("inline_once"):
-            return model
         from panel.config import config
         from panel.io.state import state
 
-        if config.inline and not state._is_pyodide:
-            from bokeh.models import UIElement
+        if doc is None or comm is None or not config.inline or state._is_pyodide:
+            return super()._render_model(doc, comm)
+        if not is_on("inline_once"):
+            return super()._render_model(doc, comm)
+        from bokeh.models import UIElement
 
-            inline_stylesheets(model.select({"type": UIElement}), model.document)
+        # The document collects its models once, when the view has joined it inlined.
+        with doc.models.freeze():
+            model = super()._render_model(doc, comm)
+            inline_stylesheets(model.select({"type": UIElement}))
         return model
 
 
