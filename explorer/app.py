@@ -37,6 +37,7 @@ from explorer.keys import Keys
 from explorer.lessons import WITHHELD, draws_before, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
+from explorer.patches.inline_once import InlineOnce
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
@@ -67,7 +68,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(pn.Row):
+class _Root(InlineOnce, pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson
@@ -95,14 +96,21 @@ class _Root(pn.Row):
     _on_gone = None
 
 
+def _figure_pane(model) -> pn.pane.Bokeh:
+    """A pane for one of a view's Bokeh models (a figure, the traversal's controls)."""
+    return pn.pane.Bokeh(model, autodispatch=False)
+
+
 class _View:
     """One display of an explorer: its own figures inside the shared panes."""
 
     def __init__(self, ex: Explorer) -> None:
         self.figures = Figures()
         f = self.figures
-        self.plots = [pn.pane.Bokeh(f.logical_figure), pn.pane.Bokeh(f.buffer_figure)]
-        self.traversal = pn.pane.Bokeh(f.traversal)
+        # The figures have no Python callbacks (the page's traversal and hover are
+        # JavaScript): nothing for Panel to wrap for a notebook, model by model, at each display.
+        self.plots = [_figure_pane(f.logical_figure), _figure_pane(f.buffer_figure)]
+        self.traversal = _figure_pane(f.traversal)
         scroll = {"overflow": "auto", "max-width": "100%"}
         #: The second view (``compare``): built the first time there is one (its models
         #: cost every page that never compares), then beside the first grid.
@@ -152,9 +160,9 @@ class _View:
             self.compare = CompareView(self.figures)
             self.compare_column = pn.Column(
                 ex.compare_heading,
-                pn.Column(pn.pane.Bokeh(self.compare.second.logical_figure), styles=scroll),
+                pn.Column(_figure_pane(self.compare.second.logical_figure), styles=scroll),
                 ex.lane_heading,
-                pn.Column(pn.pane.Bokeh(self.compare.lane_figure), styles=scroll),
+                pn.Column(_figure_pane(self.compare.lane_figure), styles=scroll),
                 ex.compare_fields,
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},

@@ -85,6 +85,7 @@ MODULES = (
     "pool_sessions",
     "inline_panes",
     "forget_outputs",
+    "inline_once",
     "quick_updates",
     "comm_stdout",
     "browser",

@@ -47,7 +47,13 @@ class InlineOnRedraw:
             return
         from bokeh.models import UIElement
 
-        for model in self._models[ref][0].select({"type": UIElement}):
+        models = self._models[ref][0].select({"type": UIElement})
+        if is_on("inline_once"):  # each file read once, one sheet per file, one collection
+            from .inline_once import inline_stylesheets
+
+            inline_stylesheets(models, doc)
+            return
+        for model in models:
             patch_inline_stylesheets(model)
 
 

@@ -251,6 +251,47 @@ def test_in_a_notebook_only_the_explorers_panes_are_redrawn_inline(monkeypatch):
     assert _cdn_links_after_a_redraw(pn.pane.Markdown)
 
 
+def _explorer_output(monkeypatch) -> tuple[str, list]:
+    """An explorer displayed in a notebook in Panel's inline mode: its HTML, its sheet models."""
+    import panel as pn
+    from bokeh.models import InlineStyleSheet
+    from panel.config import panel_extension
+
+    from explorer import Explorer
+
+    monkeypatch.setattr(pn.config, "inline", True)
+    monkeypatch.setattr(panel_extension, "_loaded", True)
+    view = Explorer(shape=(3, 4))._create_view()
+    data, _ = view._repr_mimebundle_()
+    (model,) = view._models.values()
+    return data["text/html"], list(model[0].select({"type": InlineStyleSheet}))
+
+
+@pytest.mark.patched("inline_once")
+def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
+    # Panel inlines a sheet model per link of each model (the same loading.css 40 times)
+    # and the explorer's own stylesheet went as text in 28 models: 0.67 MB an output.
+    from bokeh.models import ImportedStyleSheet, UIElement
+
+    from explorer.patches.inline_once import inline_once
+    from explorer.style import CSS
+
+    assert inline_once()
+    html, sheets = _explorer_output(monkeypatch)
+    texts = [sheet.css for sheet in sheets]
+    assert len(texts) == len(set(texts)) >= 5  # one model per sheet, every sheet there
+    assert CSS in texts and "cdn.holoviz.org" not in html
+    assert html.count("Candela Explorer: the stylesheet") == 1
+    assert len(html) < 300_000
+    # Every pane still has the explorer's stylesheet, now as the one shared model.
+    (shared,) = [sheet for sheet in sheets if sheet.css == CSS]
+    (root,) = {sheet.document for sheet in sheets}
+    elements = [m for m in root.models if isinstance(m, UIElement)]
+    assert sum(shared in m.stylesheets for m in elements) >= 20
+    assert not [m for m in elements if CSS in m.stylesheets]  # no copy of it as text
+    assert not [s for m in elements for s in m.stylesheets if isinstance(s, ImportedStyleSheet)]
+
+
 @pytest.mark.patched("unparsed_location")
 def test_a_query_value_of_5000_digits_is_served_with_the_location_patch():
     # Panel parses every all-digit query value into an int, past Python's limit: HTTP 500
