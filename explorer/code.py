@@ -23,7 +23,7 @@ import numpy as np
 x = np.arange(12).reshape(3, 4)
 y = np.flip(x.T[::2], 0)
 >>> print(torch_code(evaluate((3, 4), "[:, ::-2]")).splitlines()[-1])
-y = x.flip(1)[:, 0:4:2]
+y = x.flip(1)[:, ::2]
 """
 
 from __future__ import annotations
@@ -50,6 +50,12 @@ class _Writer:
     buffer: str = "buf"
     needs_buf: bool = False
     copies: int = 0
+    #: PyTorch: the tensor whose storage is the explorer's buffer ("x", or a copy's name),
+    #: whether a flip has copied since (PyTorch has no negative strides), and whether that
+    #: copy may start partway into its storage (made contiguous from a flip's copy).
+    storage: str = "x"
+    flipped: bool = False
+    storage_shifted: bool = False
 
     def need(self, line: str) -> None:
         if line not in self.imports:
@@ -115,8 +121,11 @@ def _torch_key(items: tuple, shape: tuple[int, ...]) -> tuple[list[int], list]:
             if not len(picked):
                 out.append(slice(0, 0))
             else:  # element k of the flipped axis is element n-1-k
-                first = n - 1 - picked.start
-                out.append(slice(first, first + len(picked) * -picked.step, -picked.step))
+                first, step = n - 1 - picked.start, -picked.step
+                stop = first + len(picked) * step
+                out.append(
+                    slice(first or None, stop if stop < n else None, step if step > 1 else None)
+                )
         else:
             out.append(item)
     return flips, out
@@ -160,6 +169,11 @@ def _subscript(e: str, step: Step, before, after, w: _Writer) -> str:
     flips, key = _torch_key(items, before.shape)
     if flips:
         e = f"{e}.flip({_args(tuple(flips))})"
+        w.flipped = True
+        while key and key[-1] == slice(None):  # x.flip(1)[:2], not x.flip(1)[:2, :]
+            key.pop()
+        if all(item is Ellipsis for item in key):
+            return e  # a flip was all it did: x[::-1] is x.flip(0)
     return _zero_d(f"{e}{format_subscript(key)}", rank)
 
 
@@ -223,7 +237,15 @@ def _unfold(e: str, step: Step, before, after, w: _Writer) -> str:
 
 def _as_strided(e: str, step: Step, before, after, w: _Writer) -> str:
     if w.lib == "torch":
-        return f"{e}.as_strided({_t(after.shape)}, {_t(after.stride)}, {after.offset})"
+        # PyTorch's as_strided counts in the storage of the tensor it is called on: after
+        # a flip (a copy there) that is not the explorer's buffer, so start from the tensor
+        # that holds it.
+        if not (w.flipped or w.storage_shifted):
+            return f"{e}.as_strided({_t(after.shape)}, {_t(after.stride)}, {after.offset})"
+        offset = str(after.offset)
+        if w.storage_shifted:
+            offset = f"{w.storage}.storage_offset()" + (f" + {offset}" if after.offset else "")
+        return f"{w.storage}.as_strided({_t(after.shape)}, {_t(after.stride)}, {offset})"
     w.need("from numpy.lib.stride_tricks import as_strided")
     strides = _t(s * ITEMSIZE for s in after.stride)
     if after.offset == before.offset:  # NumPy starts where the array it is given starts
@@ -254,6 +276,7 @@ def _flip(e: str, step: Step, before, after, w: _Writer) -> str:
             return f"np.flip({e})"
         axes = args[0] if len(args) == 1 else args
         return f"np.flip({e}, {_t(axes) if isinstance(axes, tuple) else axes})"
+    w.flipped = True  # PyTorch's flip copies
     if not args or args == (None,):
         return f"{e}.flip({_args(tuple(range(before.rank)))})"
     return f"{e}.flip({_args(args)})"
@@ -284,11 +307,16 @@ def _copy(e: str, step: Step, before, after, w: _Writer) -> str:
         expr = f"{e}.contiguous()"
     else:
         expr = f"{e}.clone(memory_format=torch.contiguous_format)"
-    # a new buffer: name it, so that a later as_strided can start from it
     w.copies += 1
     name = f"c{w.copies}" if w.copies > 1 else "c"
     w.lines.append(f"{name} = {expr}")
+    if step.name == "contiguous" and before.is_contiguous():
+        return name  # the explorer's (and NumPy's) view itself: the buffer is the same
+    # a new buffer: name it, so that a later as_strided can start from it
     w.buffer = f"{name}.reshape(-1)"
+    # PyTorch's contiguous() of a flip's contiguous copy is that copy, which may start
+    # partway into its storage
+    w.storage, w.storage_shifted, w.flipped = name, w.flipped, False
     return name
 
 
