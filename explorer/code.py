@@ -8,7 +8,10 @@ NumPy, ``numpy_code`` makes ``y`` with the explorer's shape, strides, offset
 and values (its buffer is ``x``'s, or a copy exactly where the explorer
 copies). ``torch_code`` uses PyTorch's documented spellings; PyTorch has no
 negative strides, so a flip there (``x.flip``) copies, and a negative slice
-step is written as a flip and a positive step.
+step is written as a flip and a positive step. Its ``as_strided`` counts in the
+storage of the tensor it is called on and takes no negative stride: after a
+flip it starts from the tensor that holds the explorer's buffer, and a
+negative stride is walked forwards from the axis's far end and then flipped.
 
 Each op's words are worked out from the layout before and after it (a
 two-axis ``transpose`` is NumPy's ``swapaxes`` on a 3-D tensor, a flatten of
@@ -235,17 +238,34 @@ def _unfold(e: str, step: Step, before, after, w: _Writer) -> str:
     return windows if hop == 1 else f"{windows}{_on_axis(axis, f'::{hop}')}"
 
 
+def _torch_strided(e: str, layout, shift: str) -> str:
+    """``e.as_strided(...)`` for `layout` over ``e``'s storage (``shift``: where it starts).
+
+    PyTorch's as_strided takes no negative stride: such an axis is walked forwards
+    from its last element's position, then flipped.
+    """
+    back = tuple(i for i, (n, st) in enumerate(zip(layout.shape, layout.stride)) if st < 0)
+    offset = layout.offset + sum(
+        (layout.shape[i] - 1) * layout.stride[i] for i in back if layout.shape[i]
+    )
+    stride = tuple(abs(st) for st in layout.stride)
+    at = str(offset) if not shift else shift + (f" + {offset}" if offset else "")
+    out = f"{e}.as_strided({_t(layout.shape)}, {_t(stride)}, {at})"
+    return f"{out}.flip({_args(back)})" if back else out
+
+
 def _as_strided(e: str, step: Step, before, after, w: _Writer) -> str:
     if w.lib == "torch":
         # PyTorch's as_strided counts in the storage of the tensor it is called on: after
         # a flip (a copy there) that is not the explorer's buffer, so start from the tensor
         # that holds it.
-        if not (w.flipped or w.storage_shifted):
-            return f"{e}.as_strided({_t(after.shape)}, {_t(after.stride)}, {after.offset})"
-        offset = str(after.offset)
-        if w.storage_shifted:
-            offset = f"{w.storage}.storage_offset()" + (f" + {offset}" if after.offset else "")
-        return f"{w.storage}.as_strided({_t(after.shape)}, {_t(after.stride)}, {offset})"
+        if w.flipped or w.storage_shifted:
+            shift = f"{w.storage}.storage_offset()" if w.storage_shifted else ""
+            out = _torch_strided(w.storage, after, shift)
+        else:
+            out = _torch_strided(e, after, "")
+        w.flipped = w.flipped or any(st < 0 for st in after.stride)  # flipped: a copy
+        return out
     w.need("from numpy.lib.stride_tricks import as_strided")
     strides = _t(s * ITEMSIZE for s in after.stride)
     if after.offset == before.offset:  # NumPy starts where the array it is given starts
@@ -373,7 +393,9 @@ def _start(result, w: _Writer) -> str:
     # a given tensor's own layout over a buffer of positions 0..n-1
     w.needs_buf = True
     if w.lib == "torch":
-        return f"buf.as_strided({_t(layout.shape)}, {_t(layout.stride)}, {layout.offset})"
+        w.storage = "buf"  # x itself may be a flip's copy
+        w.flipped = any(st < 0 for st in layout.stride)
+        return _torch_strided("buf", layout, "")
     w.need("from numpy.lib.stride_tricks import as_strided")
     strides = _t(s * ITEMSIZE for s in layout.stride)
     return f"as_strided(buf[{layout.offset}:], shape={_t(layout.shape)}, strides={strides})"

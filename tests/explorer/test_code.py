@@ -177,6 +177,17 @@ def test_numpy_code_counts_as_strided_from_the_buffer_the_explorer_reads(ops):
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+def test_torch_code_starts_from_a_given_tensors_own_layout_negative_strides_too():
+    a = np.arange(20).reshape(4, 5)
+    result = evaluate(None, ".T[1:].as_strided((2, 2), (-1, 1), 3)", start=Tensor.from_numpy(a))
+    y = _run(torch_code(result))["y"]
+    assert y.tolist() == result.tensor.tolist(), torch_code(result)
+    result = evaluate(None, ".T[1:]", start=Tensor.from_numpy(a[1:, ::-2]))
+    y = _run(torch_code(result))["y"]  # PyTorch's as_strided takes no negative stride
+    assert y.tolist() == a[1:, ::-2].T[1:].tolist(), torch_code(result)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
 @pytest.mark.parametrize("ops", BUFFER_CHAINS)
 def test_torch_code_counts_as_strided_from_the_buffer_the_explorer_reads(ops):
     result = evaluate((3, 4), ops)
