@@ -489,6 +489,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     continue
                 with pn.io.unlocked():
                     view.figures.set_room(width, height, figures)
+                    if view.compare is not None:  # the lane fits what the grid leaves it
+                        view.compare.fit_lane()
                 resized.append(view)
         if doc is not None and doc.session_context is None:
             # In a notebook a message from the page changes the figures' Bokeh models

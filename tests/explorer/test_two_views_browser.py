@@ -65,3 +65,40 @@ def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer
     expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2,)")
     expect(page.locator(".candela-error")).to_have_text("")
     page.wait_for_function("() => decodeURIComponent(location.search).includes('compare=[::2, 1]')")
+
+
+#: Each grid's cell in px, and how far the lane reaches past the window's right edge.
+SCALES = """() => {
+  const box = (name) => {
+    const model = Bokeh.documents[0].get_model_by_name(name);
+    const r = Bokeh.index.find_one(model).el.getBoundingClientRect();
+    return {model, r};
+  };
+  const cell = (name, cols) => (box(name).model.width - 8) / (cols + 0.2);
+  const lane = box('compare-lane-figure').r;
+  return {a: cell('logical-figure', 3), b: cell('compare-logical-figure', 4),
+          past: lane.right - window.innerWidth, lane: lane.width};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_two_grids_are_drawn_at_one_scale_and_the_lane_fits_the_screen(
+    page, explorer_server, size
+):
+    from explorer.testing import open_served
+
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_served(page, explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+    # A (4 rows of 3) and B (2 rows of 4) side by side or one above the other: the same
+    # cells, so that one element's place in each can be compared, and the whole lane on
+    # the screen (a phone's too), wherever it wraps.
+    try:
+        page.wait_for_function(
+            f"() => {{ const s = ({SCALES})(); return Math.abs(s.a - s.b) < 1 && s.past <= 0; }}",
+            timeout=15_000,
+        )
+    finally:
+        scales = page.evaluate(SCALES)
+    assert abs(scales["a"] - scales["b"]) < 1 and scales["past"] <= 0, scales
+    assert scales["a"] >= 29, scales  # large enough to show each cell's value and position
