@@ -42,7 +42,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
     """The state a query string names, and a message for each value that falls back.
 
     Shape and pipeline are checked together before anything is returned: a bad
-    pipeline falls back to the shape without it, a bad shape to the default.
+    pipeline falls back to the shape with no pipeline, a bad shape to the default.
     """
     if len(search or "") > MAX_QUERY_CHARS:
         return {}, [
@@ -101,7 +101,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             evaluate(updates.get("shape", DEFAULT_SHAPE), ops, start)
             updates["ops"] = ops
         except StateError as exc:
-            messages.append(f"in the URL: {exc}; showing the pipeline without it")
+            messages.append(f"in the URL: {exc}; showing the tensor with no pipeline")
     compare = first.get("compare")
     if compare is not None:
         try:

@@ -330,6 +330,21 @@ def test_the_users_spelling_is_what_the_state_keeps_and_says():
     assert st_.result.ops == ".flip(0)[1:, None]"  # the last good state, as typed
 
 
+def test_a_link_whose_pipeline_fails_says_so_as_typed_and_what_it_shows_instead():
+    from explorer.state import ExplorerState
+    from explorer.url import query_for, read_query
+
+    updates, messages = read_query("?shape=3,4&ops=x.flip(0).view(2, 6)")
+    assert "ops" not in updates and updates["shape"] == "3,4"
+    assert messages == [
+        "in the URL: step 2 `.view(2, 6)`: cannot view a non-contiguous layout (shape (3, 4), "
+        "stride (-4, 1)) as (2, 6): make it contiguous first (as_contiguous); "
+        "showing the tensor with no pipeline"
+    ]
+    st_ = ExplorerState(**updates)  # and the link then says what the page shows
+    assert st_.result.ops == "" and query_for(st_) == "?shape=3,4&ops="
+
+
 def test_the_readme_table_names_every_operation():
     from pathlib import Path
 
