@@ -354,3 +354,21 @@ def test_the_readme_table_names_every_operation():
     table = readme[readme.index("| pipeline | NumPy | PyTorch |") :].split("\n\n")[0]
     missing = [n for n, op in REGISTRY.items() if not op.bracket and f".{n}" not in table]
     assert not missing, missing
+
+
+def test_the_help_tells_numpys_subscript_from_candelas_slice_as_they_behave():
+    from explorer.app import Explorer
+
+    ex = Explorer(shape=(3, 4))
+    help_for = {}
+    for op in ("subscript", "slice"):
+        ex.editor.op_choice.value = op
+        help_for[op] = ex.editor.op_help.object
+    assert "an integer drops its axis" in help_for["subscript"]
+    assert "keeps every axis" in help_for["subscript"]  # and names the other one
+    assert "an integer keeps" in help_for["slice"] and "unlike x[1]" in help_for["slice"]
+    # ... and each does what its help says
+    ex.ops = "[1]"
+    assert ex.result.layout.shape == (4,)
+    ex.ops = ".slice(s[1])"
+    assert ex.result.layout.shape == (1, 4)

@@ -102,3 +102,45 @@ def test_the_two_grids_are_drawn_at_one_scale_and_the_lane_fits_the_screen(
         scales = page.evaluate(SCALES)
     assert abs(scales["a"] - scales["b"]) < 1 and scales["past"] <= 0, scales
     assert scales["a"] >= 29, scales  # large enough to show each cell's value and position
+
+
+def test_hovering_a_cell_of_either_grid_rings_what_reads_its_position_in_both(
+    page, explorer_server
+):
+    from explorer.testing import open_served
+
+    open_served(page, explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+
+    def hover(figure: str, cols: int, row: int, col: int) -> None:
+        box = page.evaluate(BOX, figure)
+        cell = (box["width"] - 8) / (cols + 0.2)
+        page.mouse.move(box["x"] + 4 + cell * (0.6 + col), box["y"] + 4 + cell * (0.6 + row))
+
+    def ringed() -> dict:
+        page.wait_for_function(
+            "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 1"
+        )
+        return page.evaluate(
+            "() => Object.fromEntries(['a', 'b', 'lane'].map(n => [n, (s => "
+            "s.data.x.map((x, i) => [x, s.data.y[i]]))("
+            "Bokeh.documents[0].get_model_by_name('compare-link-' + n))]))"
+        )
+
+    # B[0, 1] reads position 5 (x[1:]): A = x.T reads it at A[1, 1]; the lane's cell 5.
+    hover("compare-logical-figure", 4, 0, 1)
+    assert ringed() == {"a": [[1, -1]], "b": [[1, 0]], "lane": [[5, 0]]}
+    page.mouse.move(1, 1)
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 0"
+    )
+    # A[0, 2] reads position 8, which B reads at B[1, 0].
+    hover("logical-figure", 3, 0, 2)
+    assert ringed() == {"a": [[2, 0]], "b": [[0, -1]], "lane": [[8, 0]]}
+    page.mouse.move(1, 1)
+    # A[1, 0] reads position 1, which B does not read: no ring in B.
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 0"
+    )
+    hover("logical-figure", 3, 1, 0)
+    assert ringed() == {"a": [[0, -1]], "b": [], "lane": [[1, 0]]}
