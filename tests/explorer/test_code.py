@@ -119,7 +119,7 @@ def _step_texts(rank: int):
         i.map(lambda a: f".unsqueeze({a})"),
         st.just(".squeeze()"),
         st.just(".expand(2, *(-1,))".replace("*(-1,)", ", ".join(["-1"] * rank))),
-        st.just(".broadcast((2,) + shape)"),
+        st.just(".broadcast(shape)"),  # (2, *shape): filled in by the caller
         i.map(lambda a: f".rotate_axis_innermost({a})"),
         st.just(".contiguous()"),
         st.just(".as_contiguous()"),
@@ -137,7 +137,7 @@ def test_numpy_code_makes_the_explorers_view_for_random_chains(data):
     ops, result = "", evaluate(shape, "")
     for _ in range(data.draw(st.integers(1, 5))):
         text = data.draw(_step_texts(result.layout.rank))
-        text = text.replace("shape", str(tuple(result.layout.shape)))
+        text = text.replace("shape", str((2, *result.layout.shape)))
         try:
             result = evaluate(shape, ops + text)
         except StateError:
@@ -227,7 +227,7 @@ def test_torch_code_makes_the_explorers_values_for_random_chains(data):
     ops, result = "", evaluate(shape, "")
     for _ in range(data.draw(st.integers(1, 4))):
         text = data.draw(_step_texts(result.layout.rank))
-        text = text.replace("shape", str(tuple(result.layout.shape)))
+        text = text.replace("shape", str((2, *result.layout.shape)))
         try:
             result = evaluate(shape, ops + text)
         except StateError:
@@ -237,3 +237,25 @@ def test_torch_code_makes_the_explorers_values_for_random_chains(data):
     y = _run(code)["y"]
     assert tuple(y.shape) == result.tensor.shape, code
     assert y.tolist() == result.tensor.tolist(), code
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_torch_code_typed_back_as_a_pipeline_reads_what_the_explorer_read(data):
+    """Their code in again: PyTorch's line for y, typed as the pipeline, is the same view."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+    ops, result = "", evaluate(shape, "")
+    for _ in range(data.draw(st.integers(1, 4))):
+        text = data.draw(_step_texts(result.layout.rank))
+        text = text.replace("shape", str((2, *result.layout.shape)))
+        try:
+            result = evaluate(shape, ops + text)
+        except StateError:
+            continue
+        ops += text
+    lines = torch_code(result).splitlines()
+    if any(line.startswith("c") for line in lines):
+        return  # a copy has a line of its own: not one pipeline
+    again = evaluate(shape, lines[-1].removeprefix("y = "))
+    assert again.tensor.shape == result.tensor.shape, lines[-1]
+    assert again.tensor.tolist() == result.tensor.tolist(), lines[-1]

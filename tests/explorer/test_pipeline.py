@@ -372,3 +372,39 @@ def test_the_help_tells_numpys_subscript_from_candelas_slice_as_they_behave():
     assert ex.result.layout.shape == (4,)
     ex.ops = ".slice(s[1])"
     assert ex.result.layout.shape == (1, 4)
+
+
+@pytest.mark.parametrize(
+    ("theirs", "ours", "shape"),
+    [
+        (".flip(dims=(0,))", ".flip((0,))", (3, 4)),  # PyTorch's keyword
+        (".flip(dims=[0, 1])", ".flip((0, 1))", (3, 4)),
+        (".flip(axis=1)", ".flip(1)", (3, 4)),  # NumPy's
+        (".permute(dims=(1, 0))", ".permute((1, 0))", (3, 4)),
+        (".squeeze(dim=0)", ".squeeze(0)", (1, 3, 4)),
+        (".squeeze(axis=0)", ".squeeze(0)", (1, 3, 4)),
+        (".unsqueeze(dim=-1)", ".unsqueeze(-1)", (3, 4)),
+        (".unfold(dimension=1, size=2, step=1)", ".unfold(1, 2, 1)", (3, 4)),
+        (
+            ".as_strided(size=(2, 2), stride=(1, 1), storage_offset=1)",
+            ".as_strided((2, 2), (1, 1), 1)",
+            (3, 4),
+        ),
+        (".diagonal(offset=0, axis1=1, axis2=0)", ".diagonal(0, 1, 0)", (3, 4)),
+        (".swapaxes(dim0=0, dim1=1)", ".swapaxes(0, 1)", (3, 4)),
+        (".swapdims(0, 1)", ".swapaxes(0, 1)", (3, 4)),  # PyTorch's other name
+        (".broadcast_to((2, 3, 4))", ".broadcast((2, 3, 4))", (3, 4)),  # both libraries'
+        (".T.copy()", ".T.as_contiguous()", (3, 4)),  # NumPy's copy: C order
+    ],
+)
+def test_numpys_and_pytorchs_keywords_and_other_names_are_the_same_steps(theirs, ours, shape):
+    assert parse(theirs) == parse(ours)  # the same ops and arguments...
+    assert format_pipeline(parse(theirs)) == theirs  # ...as the user typed them
+    got, want = (apply(parse(t), Tensor.arange(shape))[-1] for t in (theirs, ours))
+    assert got.layout == want.layout and got.tolist() == want.tolist()
+
+
+def test_a_keyword_given_twice_under_two_names_is_refused_naming_it():
+    with pytest.raises(PipelineError) as info:
+        parse(".flip(0, dims=1)")
+    assert "`dims` is given twice" in info.value.reason
