@@ -373,6 +373,7 @@ WORDS: dict[str, Translate] = {
     "unsqueeze": _unsqueeze,
     "squeeze": _squeeze,
     "T": lambda e, s, b, a, w: _transpose(e, Step("transpose"), b, a, w),
+    "t": lambda e, s, b, a, w: f"{e}.T" if w.lib == "np" else f"{e}.t()",
     "mT": _mT,
     "contiguous": _copy,
     "as_contiguous": _copy,

@@ -216,6 +216,19 @@ def suggestion(name: str) -> str:
     return f"`{name}` is not an operation the explorer knows (use one of {', '.join(REGISTRY)})"
 
 
+def _t(tensor: Any, args: tuple) -> Any:
+    # PyTorch's t(): a transpose of at most two axes, refused above (where .T reverses all)
+    if tensor.layout.rank > 2:
+        from candela import NotEnoughAxes
+
+        raise NotEnoughAxes(
+            f"t() transposes at most 2 axes, but shape {tuple(tensor.layout.shape)} has "
+            f"{tensor.layout.rank}: use .mT (the last two) or .permute(...)",
+            rank=tensor.layout.rank,
+        )
+    return tensor.transpose()
+
+
 def _slice(tensor: Any, args: tuple) -> Any:
     from candela import s
 
@@ -238,7 +251,6 @@ register(
         "(on 2-D, .transpose(0, 1) changes nothing); two axes of another rank: PyTorch's swap",
         numpy="a.T / a.transpose(2, 0, 1)",
         torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
-        foreign=("t",),
         spread=True,
     )
 )
@@ -485,6 +497,15 @@ register(
         numpy="a.T",
         torch="x.T",
         attribute=True,
+    )
+)
+register(
+    Op(
+        "t",
+        help="PyTorch's transpose of a matrix: at most 2 axes (a 1-D tensor stays as it is)",
+        numpy="a.T",
+        torch="x.t()",
+        run=_t,
     )
 )
 register(

@@ -158,7 +158,7 @@ def test_every_registered_op_parses_and_applies():
         ".permute(2, 1, 0).flip((0, 1)).unsqueeze(0).squeeze().expand(3, -1, -1, -1)"
         ".reshape(-1).view((6, -1)).T.mT.contiguous()"
         "[::-1, None].swapaxes(0, 2).moveaxis(0, -1).movedim(-1, 0).select(1, 0)"
-        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1))"
+        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1)).t()"
     )
     chain = parse(text)
     assert {step.name for step in chain} == set(names())
@@ -408,3 +408,12 @@ def test_a_keyword_given_twice_under_two_names_is_refused_naming_it():
     with pytest.raises(PipelineError) as info:
         parse(".flip(0, dims=1)")
     assert "`dims` is given twice" in info.value.reason
+
+
+def test_pytorchs_t_transposes_a_matrix_and_refuses_more_axes_as_pytorch_does():
+    matrix, row = Tensor.arange((3, 4)), Tensor.arange(4)
+    assert apply(parse(".t()"), matrix)[-1].layout == matrix.T.layout
+    assert apply(parse(".t()"), row)[-1].layout == row.layout  # torch.arange(4).t() is itself
+    with pytest.raises(PipelineError) as info:
+        apply(parse(".t()"), Tensor.arange((2, 3, 4)))
+    assert "at most 2 axes" in info.value.reason and "(2, 3, 4)" in info.value.reason
