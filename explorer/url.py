@@ -118,8 +118,8 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
     if not (st.lesson and lesson_at_step):
         parts.append("shape=" + quote(shape_text(st.result.shape), safe=","))
         parts.append("ops=" + quote(st.result.ops, safe=",.()[]:-"))
-    if st.compare_result is not None:
-        parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
+        if st.compare_result is not None:  # (a lesson step brings its own)
+            parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
     if st.unit != "elements":
         parts.append("unit=" + st.unit)
     if st.lesson:
@@ -178,11 +178,11 @@ class UrlSync:
             "unit": "elements",
             "presenter": False,
             "lesson": "",
-            "compare": "",
             "theme": "",
         }
         if "lesson" not in query:
-            defaults["ops"] = ""  # a lesson link's step brings its own pipeline
+            # a lesson link's step brings its own pipeline and second view
+            defaults.update(ops="", compare="")
         for key, value in defaults.items():
             if key not in query:
                 updates.setdefault(key, value)

@@ -133,3 +133,14 @@ def test_a_lessons_compare_is_checked_like_its_pipeline():
     step["compare"] = 3
     with pytest.raises(L.LessonError, match="compare"):
         L.parse_lesson(lesson)
+
+
+def test_a_lesson_link_brings_its_steps_second_view_and_a_changed_one_travels():
+    ex = Explorer(ops=".T", compare=".T")  # whatever was on screen before
+    assert ex.open_url("?lesson=aliasing&step=4") is None
+    assert ex.compare == "[:5]" and ex.compare_result.layout.shape == (5,)
+    assert ex.url.location.search == "?lesson=aliasing&step=4"  # the step, unchanged
+    ex.compare = "[1:]"  # the student's own second view is in the link
+    assert ex.url.location.search == "?shape=8&ops=[3:]&compare=[1:]&lesson=aliasing&step=4"
+    ex.open_url("?lesson=aliasing&step=6")  # a step without one shows one view
+    assert ex.compare == "" and ex.compare_result is None

@@ -144,3 +144,19 @@ def test_hovering_a_cell_of_either_grid_rings_what_reads_its_position_in_both(
     )
     hover("logical-figure", 3, 1, 0)
     assert ringed() == {"a": [[0, -1]], "b": [], "lane": [[1, 0]]}
+
+
+def test_a_lesson_link_shows_its_two_views_once_the_question_is_answered(page, explorer_server):
+    from explorer.testing import open_served
+
+    open_served(page, explorer_server + "?lesson=aliasing&step=4")  # p = x[3:], q = x[:5]
+    expect(page.locator(".candela-compare-input input")).to_have_value("[:5]")
+    expect(page.locator(".candela-compare")).to_have_count(0)  # while the question waits
+    box = page.locator(".candela-answer input")
+    box.fill("4")
+    box.press("Enter")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(5,)")
+    expect(page.locator(".candela-compare-legend")).to_contain_text("both, aliased: 2")
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-lane-source').data.pos.length === 8"
+    )
