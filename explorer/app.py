@@ -161,14 +161,17 @@ class _View:
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
             )
-            # The first grid and the second side by side, wrapping on a narrow screen.
-            self.views[1] = pn.Row(
-                self.views[1],
+            # The first grid and the second side by side, wrapping on a narrow screen. The
+            # grid's place is found, not counted: presenter mode puts the traversal first.
+            grid = self.drawn[0]
+            row = pn.Row(
+                grid,
                 self.compare_column,
                 sizing_mode="stretch_width",
                 styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
             )
-            self.drawn[0] = self.views[1]
+            self.views[self.views.objects.index(grid)] = row
+            self.drawn[0] = row
         return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:

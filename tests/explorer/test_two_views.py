@@ -144,3 +144,17 @@ def test_a_lesson_link_brings_its_steps_second_view_and_a_changed_one_travels():
     assert ex.url.location.search == "?shape=8&ops=[3:]&compare=[1:]&lesson=aliasing&step=4"
     ex.open_url("?lesson=aliasing&step=6")  # a step without one shows one view
     assert ex.compare == "" and ex.compare_result is None
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_the_second_grid_is_put_beside_the_first_in_presenter_mode_too(presenter):
+    # Presenter mode puts the traversal first: the second view, built once a question is
+    # answered, still goes beside the first grid (not beside its heading).
+    ex = Explorer(lesson="aliasing", step=2, presenter=presenter)
+    view = ex._view
+    assert view.compare is None  # not built while the question waits
+    assert ex.classroom.check("5").correct
+    (row,) = [o for o in view.views.objects if view.compare_column in getattr(o, "objects", ())]
+    assert row.objects == [row.objects[0], view.compare_column]
+    assert view.plots[0] in row.objects[0].objects  # the first grid's own pane
+    assert ex.logical_heading in view.views.objects  # its heading where it was
