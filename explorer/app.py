@@ -629,7 +629,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             self._render_compare_text()
             for view in self._views:
-                self._draw_compare(view)  # hidden and not sent while a question waits
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
@@ -637,6 +636,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                 self._draw(view)
+                # hidden and not sent while a question waits; else at the first view's scale
+                self._draw_compare(view)
 
     def _lesson_width(self, presenter: bool) -> int:
         """The lesson panel's least width: wider in presenter mode (where its styles

@@ -39,17 +39,17 @@ LANE_MAX_PX = 300
 BESIDE_MIN_PX, GAP_PX = 240, 16
 
 
-def lane_px(column: float, grid: float) -> int:
+def lane_px(column: float, grid: float, scale: float = 1.0) -> int:
     """The widest the lane may be: what the second view's column has in a figures'
     column ``column`` px wide with the first grid ``grid`` px wide beside it (the whole
-    column once it wraps below the grid), at most ``LANE_MAX_PX``.
+    column once it wraps below the grid), at most ``LANE_MAX_PX`` times ``scale``.
 
-    >>> lane_px(520, 155), lane_px(374, 100), lane_px(374, 155)
-    (300, 258, 300)
+    >>> lane_px(520, 155), lane_px(374, 100), lane_px(374, 155), lane_px(1000, 400, 2)
+    (300, 258, 300, 584)
     """
     beside = column - grid - GAP_PX
     room = beside if beside >= BESIDE_MIN_PX else column
-    return int(max(120, min(LANE_MAX_PX, room)))
+    return int(max(120, min(LANE_MAX_PX * scale, room)))
 
 
 def _reads(tensor, size: int) -> np.ndarray:
@@ -225,6 +225,7 @@ class CompareView:
 
     def render(self, first_tensor, second_cols, second_layout, second_tensor, unit: str) -> None:
         """Draw the second view's grid and the lane for the two tensors."""
+        self.second.set_scale(self.first.scale)  # enlarged with the first, on a projector
         self.second.render(second_cols, second_layout, unit)
         data = alias_columns(first_tensor, second_tensor)
         self._lane = data
@@ -246,8 +247,10 @@ class CompareView:
         size = len(data["pos"])
         cols = C.buffer_width(size)
         rows = -(min(data["y"]) if size else 0) + 1
-        room = lane_px(self.first.room[0], self.first.logical_figure.width or 0)
-        self._fit(self.lane_figure, cols, rows, 0.2, room, 1.0)
+        scale = self.first.scale
+        room = lane_px(self.first.room[0], self.first.logical_figure.width or 0, scale)
+        # enlarged as the grids are (presenter mode), within the room its column has
+        self._fit(self.lane_figure, cols, rows, 0.2, min(LANE_MAX_PX, room), scale, column_px=room)
 
 
 LANE_TOOLTIPS = [("position", "@pos"), ("reads by A", "@reads_a"), ("reads by B", "@reads_b")]

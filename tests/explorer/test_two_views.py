@@ -158,3 +158,10 @@ def test_the_second_grid_is_put_beside_the_first_in_presenter_mode_too(presenter
     assert row.objects == [row.objects[0], view.compare_column]
     assert view.plots[0] in row.objects[0].objects  # the first grid's own pane
     assert ex.logical_heading in view.views.objects  # its heading where it was
+    # enlarged with the first on a projector, and back with it
+    from explorer.app import PRESENTER_SCALE
+
+    scale = PRESENTER_SCALE if presenter else 1.0
+    assert view.compare.second.scale == view.figures.scale == scale
+    ex.presenter = not presenter
+    assert view.compare.second.scale == view.figures.scale != scale
