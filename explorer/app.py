@@ -130,6 +130,8 @@ class _View:
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
         self.views = views
+        #: The first grid's box in ``views``: the second view goes beside it (ensure_compare).
+        self.grid_box = views.objects[1]
         self.root = _Root(
             ex.title,
             ex.controls,
@@ -167,13 +169,17 @@ class _View:
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
             )
-            # The first grid and the second side by side, wrapping on a narrow screen.
-            self.views[1] = pn.Row(
-                self.views[1],
+            # The first grid and the second side by side, wrapping on a narrow screen. The
+            # grid's place is found, not counted: presenter mode puts the traversal first.
+            grid = self.grid_box
+            row = pn.Row(
+                grid,
                 self.compare_column,
                 sizing_mode="stretch_width",
                 styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
             )
+            self.views[self.views.objects.index(grid)] = row
+            self.grid_box = row
         return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
@@ -491,6 +497,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     continue
                 with pn.io.unlocked():
                     view.figures.set_room(width, height, figures)
+                    if view.compare is not None:  # the lane fits what the grid leaves it
+                        view.compare.fit_lane()
                 resized.append(view)
         if doc is not None and doc.session_context is None:
             # In a notebook a message from the page changes the figures' Bokeh models
@@ -619,7 +627,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
             self._render_compare_text()
             for view in self._views:
-                self._draw_compare(view)  # hidden and not sent while a question waits
                 view.arrange(self, on)
                 classes = [c for c in view.root.css_classes if c != "candela-presenter"]
                 view.root.css_classes = classes + (["candela-presenter"] if on else [])
@@ -627,6 +634,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 with pn.io.unlocked():
                     view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
                 self._draw(view)
+                # hidden and not sent while a question waits; else at the first view's scale
+                self._draw_compare(view)
 
     def _lesson_width(self, presenter: bool) -> int:
         """The lesson panel's least width: wider in presenter mode (where its styles

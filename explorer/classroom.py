@@ -103,9 +103,14 @@ class Classroom:
             self.previous()
 
     def at_step(self) -> bool:
-        """True when the state shows the lesson step unchanged (its shape and pipeline)."""
+        """True when the state shows the lesson step unchanged (its shape, pipeline and
+        second view)."""
         step = self.current_step
-        return step is not None and self.state.shows(step.shape, step.ops)
+        return (
+            step is not None
+            and self.state.shows(step.shape, step.ops)
+            and self.state.compare.strip() == (step.compare or "").strip()
+        )
 
     def check(self, typed: str | None = None) -> L.Verdict | None:
         """Grade an answer (default: the answer box) to the step's question or challenge.

@@ -8,7 +8,10 @@ NumPy, ``numpy_code`` makes ``y`` with the explorer's shape, strides, offset
 and values (its buffer is ``x``'s, or a copy exactly where the explorer
 copies). ``torch_code`` uses PyTorch's documented spellings; PyTorch has no
 negative strides, so a flip there (``x.flip``) copies, and a negative slice
-step is written as a flip and a positive step.
+step is written as a flip and a positive step. Its ``as_strided`` counts in the
+storage of the tensor it is called on and takes no negative stride: after a
+flip it starts from the tensor that holds the explorer's buffer, and a
+negative stride is walked forwards from the axis's far end and then flipped.
 
 Each op's words are worked out from the layout before and after it (a
 two-axis ``transpose`` is NumPy's ``swapaxes`` on a 3-D tensor, a flatten of
@@ -23,7 +26,7 @@ import numpy as np
 x = np.arange(12).reshape(3, 4)
 y = np.flip(x.T[::2], 0)
 >>> print(torch_code(evaluate((3, 4), "[:, ::-2]")).splitlines()[-1])
-y = x.flip(1)[:, 0:4:2]
+y = x.flip(1)[:, ::2]
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ class _Writer:
     buffer: str = "buf"
     needs_buf: bool = False
     copies: int = 0
+    #: PyTorch: the tensor whose storage is the explorer's buffer ("x", or a copy's name),
+    #: whether a flip has copied since (PyTorch has no negative strides), and whether that
+    #: copy may start partway into its storage (made contiguous from a flip's copy).
+    storage: str = "x"
+    flipped: bool = False
+    storage_shifted: bool = False
 
     def need(self, line: str) -> None:
         if line not in self.imports:
@@ -115,8 +124,11 @@ def _torch_key(items: tuple, shape: tuple[int, ...]) -> tuple[list[int], list]:
             if not len(picked):
                 out.append(slice(0, 0))
             else:  # element k of the flipped axis is element n-1-k
-                first = n - 1 - picked.start
-                out.append(slice(first, first + len(picked) * -picked.step, -picked.step))
+                first, step = n - 1 - picked.start, -picked.step
+                stop = first + len(picked) * step
+                out.append(
+                    slice(first or None, stop if stop < n else None, step if step > 1 else None)
+                )
         else:
             out.append(item)
     return flips, out
@@ -160,6 +172,11 @@ def _subscript(e: str, step: Step, before, after, w: _Writer) -> str:
     flips, key = _torch_key(items, before.shape)
     if flips:
         e = f"{e}.flip({_args(tuple(flips))})"
+        w.flipped = True
+        while key and key[-1] == slice(None):  # x.flip(1)[:2], not x.flip(1)[:2, :]
+            key.pop()
+        if all(item is Ellipsis for item in key):
+            return e  # a flip was all it did: x[::-1] is x.flip(0)
     return _zero_d(f"{e}{format_subscript(key)}", rank)
 
 
@@ -221,9 +238,34 @@ def _unfold(e: str, step: Step, before, after, w: _Writer) -> str:
     return windows if hop == 1 else f"{windows}{_on_axis(axis, f'::{hop}')}"
 
 
+def _torch_strided(e: str, layout, shift: str) -> str:
+    """``e.as_strided(...)`` for `layout` over ``e``'s storage (``shift``: where it starts).
+
+    PyTorch's as_strided takes no negative stride: such an axis is walked forwards
+    from its last element's position, then flipped.
+    """
+    back = tuple(i for i, (n, st) in enumerate(zip(layout.shape, layout.stride)) if st < 0)
+    offset = layout.offset + sum(
+        (layout.shape[i] - 1) * layout.stride[i] for i in back if layout.shape[i]
+    )
+    stride = tuple(abs(st) for st in layout.stride)
+    at = str(offset) if not shift else shift + (f" + {offset}" if offset else "")
+    out = f"{e}.as_strided({_t(layout.shape)}, {_t(stride)}, {at})"
+    return f"{out}.flip({_args(back)})" if back else out
+
+
 def _as_strided(e: str, step: Step, before, after, w: _Writer) -> str:
     if w.lib == "torch":
-        return f"{e}.as_strided({_t(after.shape)}, {_t(after.stride)}, {after.offset})"
+        # PyTorch's as_strided counts in the storage of the tensor it is called on: after
+        # a flip (a copy there) that is not the explorer's buffer, so start from the tensor
+        # that holds it.
+        if w.flipped or w.storage_shifted:
+            shift = f"{w.storage}.storage_offset()" if w.storage_shifted else ""
+            out = _torch_strided(w.storage, after, shift)
+        else:
+            out = _torch_strided(e, after, "")
+        w.flipped = w.flipped or any(st < 0 for st in after.stride)  # flipped: a copy
+        return out
     w.need("from numpy.lib.stride_tricks import as_strided")
     strides = _t(s * ITEMSIZE for s in after.stride)
     if after.offset == before.offset:  # NumPy starts where the array it is given starts
@@ -254,6 +296,7 @@ def _flip(e: str, step: Step, before, after, w: _Writer) -> str:
             return f"np.flip({e})"
         axes = args[0] if len(args) == 1 else args
         return f"np.flip({e}, {_t(axes) if isinstance(axes, tuple) else axes})"
+    w.flipped = True  # PyTorch's flip copies
     if not args or args == (None,):
         return f"{e}.flip({_args(tuple(range(before.rank)))})"
     return f"{e}.flip({_args(args)})"
@@ -284,11 +327,16 @@ def _copy(e: str, step: Step, before, after, w: _Writer) -> str:
         expr = f"{e}.contiguous()"
     else:
         expr = f"{e}.clone(memory_format=torch.contiguous_format)"
-    # a new buffer: name it, so that a later as_strided can start from it
     w.copies += 1
     name = f"c{w.copies}" if w.copies > 1 else "c"
     w.lines.append(f"{name} = {expr}")
+    if step.name == "contiguous" and before.is_contiguous():
+        return name  # the explorer's (and NumPy's) view itself: the buffer is the same
+    # a new buffer: name it, so that a later as_strided can start from it
     w.buffer = f"{name}.reshape(-1)"
+    # PyTorch's contiguous() of a flip's contiguous copy is that copy, which may start
+    # partway into its storage
+    w.storage, w.storage_shifted, w.flipped = name, w.flipped, False
     return name
 
 
@@ -325,6 +373,7 @@ WORDS: dict[str, Translate] = {
     "unsqueeze": _unsqueeze,
     "squeeze": _squeeze,
     "T": lambda e, s, b, a, w: _transpose(e, Step("transpose"), b, a, w),
+    "t": lambda e, s, b, a, w: f"{e}.T" if w.lib == "np" else f"{e}.t()",
     "mT": _mT,
     "contiguous": _copy,
     "as_contiguous": _copy,
@@ -345,7 +394,9 @@ def _start(result, w: _Writer) -> str:
     # a given tensor's own layout over a buffer of positions 0..n-1
     w.needs_buf = True
     if w.lib == "torch":
-        return f"buf.as_strided({_t(layout.shape)}, {_t(layout.stride)}, {layout.offset})"
+        w.storage = "buf"  # x itself may be a flip's copy
+        w.flipped = any(st < 0 for st in layout.stride)
+        return _torch_strided("buf", layout, "")
     w.need("from numpy.lib.stride_tricks import as_strided")
     strides = _t(s * ITEMSIZE for s in layout.stride)
     return f"as_strided(buf[{layout.offset}:], shape={_t(layout.shape)}, strides={strides})"

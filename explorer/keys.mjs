@@ -178,25 +178,33 @@ export function render({model, view}) {
   // screen), sent when it changes (a phone, a resized window, a notebook's output,
   // presenter mode), so the server sizes the cells to fit (figures.Figures.set_room).
   let observer = null, sent = "", timer = null
-  const figuresHeight = (views) => {
-    const figures = []
-    const walk = (node) => {
-      for (const el of node.children) {
-        if (el.classList.contains("bk-Figure")) figures.push(el)
-        else walk(el)
-        if (el.shadowRoot) walk(el.shadowRoot)
-      }
+  const figuresIn = (node, figures = []) => {
+    for (const el of node.children) {
+      if (el.classList.contains("bk-Figure")) figures.push(el)
+      else figuresIn(el, figures)
+      if (el.shadowRoot) figuresIn(el.shadowRoot, figures)
     }
-    walk(views.shadowRoot || views)
-    const shown = figures.filter((el) => el.getClientRects().length > 0)
+    return figures
+  }
+  const figuresHeight = (views) => {
+    const shown = figuresIn(views.shadowRoot || views).filter((el) => el.getClientRects().length > 0)
     if (shown.length < 2) return null
     // The grid (first) and the buffer (last); a second view's beside the grid.
-    const own = shown[0].getBoundingClientRect().height +
+    let own = shown[0].getBoundingClientRect().height +
       shown[shown.length - 1].getBoundingClientRect().height
     const box = views.getBoundingClientRect()
     let bottom = box.top
     for (const el of (views.shadowRoot || views).children) {
-      if (el.getClientRects().length) bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
+      if (!el.getClientRects().length) continue
+      bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
+      // The row that holds the grid and a second view beside it is as tall as the
+      // taller of the two: the grid may have that height, it costs the page nothing.
+      const inside = el.classList.contains("bk-Figure") ? [el] : figuresIn(el)
+      if (el.shadowRoot) figuresIn(el.shadowRoot, inside)
+      const grid = shown[0].getBoundingClientRect().height
+      if (inside.length > 1 && inside.includes(shown[0]) && !inside.includes(shown.at(-1))) {
+        own += Math.max(0, el.getBoundingClientRect().height - grid)
+      }
     }
     const besides = bottom - box.top - own
     // Under the controls (a phone, a narrow output): it fits a screen once scrolled to.

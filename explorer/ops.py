@@ -17,7 +17,11 @@ Argument kinds:
 
 An op whose first argument is a shape or a list of axes (``spread``) takes it
 either way, as NumPy and PyTorch do: ``.reshape(2, 6)`` or ``.reshape((2, 6))``.
-The arguments are kept as they were written, and candela reads both.
+The arguments are kept as they were written, and candela reads both. An
+argument answers to NumPy's and PyTorch's keyword names for it too (``Arg.also``:
+``.flip(dims=(0,))``, ``.squeeze(dim=0)``), and an op to their other names for
+exactly it (``Op.also``: PyTorch's ``.swapdims``, ``.broadcast_to``, NumPy's
+``.copy()``); the step keeps the name the user typed.
 
 >>> REGISTRY["narrow"].signature
 '.narrow(dim, start, length)'
@@ -25,8 +29,10 @@ The arguments are kept as they were written, and candela reads both.
 '.permute(1, 0)'
 >>> REGISTRY["subscript"].call_text(("1:, ::-2",))
 '[1:, ::-2]'
->>> suggestion("swapdims")
-'`swapdims` is not a candela operation: NumPy and PyTorch `swapdims` is `.swapaxes(axis1, axis2)` here'
+>>> suggestion("fliplr")
+'`fliplr` is not a candela operation: NumPy and PyTorch `fliplr` is `.flip(axes)` here'
+>>> find("swapdims").name, find("swapaxes").name, find("nope")
+('swapaxes', 'swapaxes', None)
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REGISTRY", "Arg", "Op", "names", "register", "suggestion", "unregister"]
+__all__ = ["REGISTRY", "Arg", "Op", "find", "names", "register", "suggestion", "unregister"]
 
 KINDS = ("int", "ints", "slices", "index")
 
@@ -50,6 +56,8 @@ class Arg:
     default: str = ""
     #: May be left out (only trailing arguments, and then every one after it too).
     optional: bool = False
+    #: NumPy's and PyTorch's keyword names for it, where they differ (``dims=``, ``dim=``).
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -73,6 +81,8 @@ class Op:
     torch: str = ""
     #: Other libraries' names for this operation; typing one names this op in the message.
     foreign: tuple[str, ...] = ()
+    #: NumPy's or PyTorch's other names for exactly this operation: typed, they are it.
+    also: tuple[str, ...] = ()
     #: ``permute(1, 0)`` and ``permute((1, 0))`` both accepted (candela reads both).
     spread: bool = False
     #: Written as a Python subscript, ``[1:, ::-2]``, not as a method call.
@@ -155,6 +165,8 @@ def _candela_value(value: Any) -> Any:
 REGISTRY: dict[str, Op] = {}
 # A name other libraries use -> the op that does it here.
 _FOREIGN: dict[str, str] = {}
+# Another name for exactly an op -> the op.
+_ALSO: dict[str, str] = {}
 
 
 def register(op: Op) -> Op:
@@ -162,15 +174,23 @@ def register(op: Op) -> Op:
     REGISTRY[op.name] = op
     for name in op.foreign:
         _FOREIGN[name] = op.name
+    for name in op.also:
+        _ALSO[name] = op.name
     return op
 
 
 def unregister(name: str) -> None:
     """Remove an operation and its foreign names (tests add throwaway ones)."""
     op = REGISTRY.pop(name)
-    for foreign in op.foreign:
-        if _FOREIGN.get(foreign) == name:
-            del _FOREIGN[foreign]
+    for table, spellings in ((_FOREIGN, op.foreign), (_ALSO, op.also)):
+        for spelling in spellings:
+            if table.get(spelling) == name:
+                del table[spelling]
+
+
+def find(name: str) -> Op | None:
+    """The operation a typed name is: its own, or another library's name for it."""
+    return REGISTRY.get(name) or REGISTRY.get(_ALSO.get(name, ""))
 
 
 def names() -> tuple[str, ...]:
@@ -196,6 +216,19 @@ def suggestion(name: str) -> str:
     return f"`{name}` is not an operation the explorer knows (use one of {', '.join(REGISTRY)})"
 
 
+def _t(tensor: Any, args: tuple) -> Any:
+    # PyTorch's t(): a transpose of at most two axes, refused above (where .T reverses all)
+    if tensor.layout.rank > 2:
+        from candela import NotEnoughAxes
+
+        raise NotEnoughAxes(
+            f"t() transposes at most 2 axes, but shape {tuple(tensor.layout.shape)} has "
+            f"{tensor.layout.rank}: use .mT (the last two) or .permute(...)",
+            rank=tensor.layout.rank,
+        )
+    return tensor.transpose()
+
+
 def _slice(tensor: Any, args: tuple) -> Any:
     from candela import s
 
@@ -218,7 +251,6 @@ register(
         "(on 2-D, .transpose(0, 1) changes nothing); two axes of another rank: PyTorch's swap",
         numpy="a.T / a.transpose(2, 0, 1)",
         torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
-        foreign=("t",),
         spread=True,
     )
 )
@@ -282,7 +314,7 @@ register(
 register(
     Op(
         "permute",
-        (Arg("axes", "ints", "1, 0"),),
+        (Arg("axes", "ints", "1, 0", also=("dims",)),),
         help="reorder the axes: axis i of the result is axis axes[i]",
         numpy="a.transpose(axes)",
         torch="x.permute(axes)",
@@ -292,11 +324,14 @@ register(
 register(
     Op(
         "swapaxes",
-        (Arg("axis1", "int", "0"), Arg("axis2", "int", "1")),
+        (
+            Arg("axis1", "int", "0", also=("axis0", "dim0")),
+            Arg("axis2", "int", "1", also=("dim1",)),
+        ),
         help="swap two axes (PyTorch's two-axis transpose)",
         numpy="a.swapaxes(a1, a2)",
         torch="x.swapaxes(a1, a2) / x.transpose(a1, a2)",
-        foreign=("swapdims",),
+        also=("swapdims",),
     )
 )
 register(
@@ -350,8 +385,8 @@ register(
         "diagonal",
         (
             Arg("offset", "int", "", optional=True),
-            Arg("dim1", "int", "", optional=True),
-            Arg("dim2", "int", "", optional=True),
+            Arg("dim1", "int", "", optional=True, also=("axis1",)),
+            Arg("dim2", "int", "", optional=True, also=("axis2",)),
         ),
         help="the diagonal of axes dim1, dim2 as a last axis of stride stride[dim1] + stride[dim2]",
         numpy="a.diagonal(offset, dim1, dim2)",
@@ -362,7 +397,11 @@ register(
 register(
     Op(
         "unfold",
-        (Arg("dim", "int", "0"), Arg("size", "int", "2"), Arg("step", "int", "1")),
+        (
+            Arg("dim", "int", "0", also=("dimension",)),
+            Arg("size", "int", "2"),
+            Arg("step", "int", "1"),
+        ),
         help="sliding windows: axis dim becomes (n - size)//step + 1 windows, a last axis of size",
         numpy="sliding_window_view(a, size, axis=dim) (then [::step] on dim)",
         torch="x.unfold(dim, size, step)",
@@ -373,9 +412,9 @@ register(
     Op(
         "as_strided",
         (
-            Arg("shape", "ints", "3, 3"),
+            Arg("shape", "ints", "3, 3", also=("size",)),
             Arg("stride", "ints", "1, 1"),
-            Arg("offset", "int", "", optional=True),
+            Arg("offset", "int", "", optional=True, also=("storage_offset",)),
         ),
         help="any shape and stride over the same buffer, from offset (refused past its ends)",
         numpy="as_strided(a, shape, strides in bytes)",
@@ -394,7 +433,7 @@ register(
 register(
     Op(
         "flip",
-        (Arg("axes", "ints", "0"),),
+        (Arg("axes", "ints", "0", also=("axis", "dims")),),
         help="reverse the given axes: a negative stride, the offset at the old last element",
         numpy="np.flip(a, axes)",
         torch="x.flip(axes)",
@@ -405,7 +444,7 @@ register(
 register(
     Op(
         "unsqueeze",
-        (Arg("axis", "int", "0"),),
+        (Arg("axis", "int", "0", also=("dim",)),),
         help="insert an axis of size 1",
         numpy="np.expand_dims(a, axis)",
         torch="x.unsqueeze(axis)",
@@ -415,7 +454,7 @@ register(
 register(
     Op(
         "squeeze",
-        (Arg("axes", "ints", "", optional=True),),
+        (Arg("axes", "ints", "", optional=True, also=("axis", "dim")),),
         help="drop axes of size 1 (all of them, or the given ones)",
         numpy="a.squeeze(axes)",
         torch="x.squeeze(axes)",
@@ -428,7 +467,7 @@ register(
         help="NumPy's broadcast to a shape: repeats are stride 0",
         numpy="np.broadcast_to(a, shape)",
         torch="x.broadcast_to(shape)",
-        foreign=("broadcast_to",),
+        also=("broadcast_to",),
     )
 )
 register(
@@ -462,6 +501,15 @@ register(
 )
 register(
     Op(
+        "t",
+        help="PyTorch's transpose of a matrix: at most 2 axes (a 1-D tensor stays as it is)",
+        numpy="a.T",
+        torch="x.t()",
+        run=_t,
+    )
+)
+register(
+    Op(
         "mT",
         help="the last two axes swapped (.transpose(-2, -1))",
         numpy="np.matrix_transpose(a)",
@@ -476,7 +524,7 @@ register(
         help="the tensor itself when contiguous, else a packed copy",
         numpy="np.ascontiguousarray(a)",
         torch="x.contiguous()",
-        foreign=("ascontiguousarray", "clone", "copy"),
+        foreign=("ascontiguousarray", "clone"),
         copies=True,
     )
 )
@@ -486,6 +534,7 @@ register(
         help="a packed copy in logical order: positions then index the copy",
         numpy="a.copy()",
         torch="x.clone(memory_format=torch.contiguous_format)",
+        also=("copy",),
         copies=True,
     )
 )

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from candela.slicing import format_subscript
 
-from .ops import REGISTRY, suggestion
+from .ops import REGISTRY, find, suggestion
 
 if TYPE_CHECKING:  # candela is imported lazily so parsing needs nothing but the stdlib
     from candela import Tensor
@@ -202,10 +202,11 @@ _READERS = {
 
 
 def _read_step(call: ast.Call) -> Step:
-    name = call.func.attr  # type: ignore[attr-defined]
-    op = REGISTRY.get(name)
+    typed = call.func.attr  # type: ignore[attr-defined]
+    op = find(typed)
     if op is None or op.bracket:
-        raise _Reject(suggestion(name))
+        raise _Reject(suggestion(typed))
+    name = op.name  # the op itself, whichever library's name was typed (the text keeps it)
     if op.attribute:
         raise _Reject(f"`{name}` is a property: write `.{name}` without parentheses")
     nodes = list(call.args)
@@ -230,17 +231,20 @@ def _read_step(call: ast.Call) -> Step:
 
 
 def _with_keywords(op, nodes: list, keywords: list) -> list:
-    """Keyword arguments (``diagonal(offset=1)``) put in their places, or refused by name."""
+    """Keyword arguments (``diagonal(offset=1)``, NumPy's and PyTorch's names too: ``dims=``)
+    put in their places, or refused by name."""
     names = [a.name for a in op.args]
+    spelled = {other: a.name for a in op.args for other in (a.name, *a.also)}
     given = {}
     for kw in keywords:
         if kw.arg is None:
             raise _Reject("write each argument out: `**` is not read")
-        if kw.arg not in names:
+        if kw.arg not in spelled:
             raise _Reject(f"`{op.name}` has no argument `{kw.arg}` ({op.signature})")
-        if names.index(kw.arg) < len(nodes) or kw.arg in given:
+        arg = spelled[kw.arg]
+        if names.index(arg) < len(nodes) or arg in given:
             raise _Reject(f"`{kw.arg}` is given twice")
-        given[kw.arg] = kw.value
+        given[arg] = kw.value
     out = list(nodes)
     for name in names[len(nodes) :]:
         if not given:

@@ -34,6 +34,22 @@ KINDS = {
 LINK = "#009E73"  # bluish green, as the hover's own frames
 #: The lane sits beside the first grid, in about half the figures' column.
 LANE_MAX_PX = 300
+#: The second view's column beside the first grid: its least width (its flex basis, which
+#: ``app.py`` gives it) and the gap between them; narrower than that, it wraps below.
+BESIDE_MIN_PX, GAP_PX = 240, 16
+
+
+def lane_px(column: float, grid: float, scale: float = 1.0) -> int:
+    """The widest the lane may be: what the second view's column has in a figures'
+    column ``column`` px wide with the first grid ``grid`` px wide beside it (the whole
+    column once it wraps below the grid), at most ``LANE_MAX_PX`` times ``scale``.
+
+    >>> lane_px(520, 155), lane_px(374, 100), lane_px(374, 155), lane_px(1000, 400, 2)
+    (300, 258, 300, 584)
+    """
+    beside = column - grid - GAP_PX
+    room = beside if beside >= BESIDE_MIN_PX else column
+    return int(max(120, min(LANE_MAX_PX * scale, room)))
 
 
 def _reads(tensor, size: int) -> np.ndarray:
@@ -133,6 +149,7 @@ class CompareView:
 
         self._fit = fit
         self.first = first
+        self._lane: dict | None = None  # the lane's columns, last drawn
         self.second = Figures()
         # The second view's models get names of their own: a page (and its tests) finds
         # the first view's models by name, and a name must name one model.
@@ -208,12 +225,11 @@ class CompareView:
 
     def render(self, first_tensor, second_cols, second_layout, second_tensor, unit: str) -> None:
         """Draw the second view's grid and the lane for the two tensors."""
+        self.second.set_scale(self.first.scale)  # enlarged with the first, on a projector
         self.second.render(second_cols, second_layout, unit)
         data = alias_columns(first_tensor, second_tensor)
-        size = len(data["pos"])
-        cols = C.buffer_width(size)
-        rows = -(min(data["y"]) if size else 0) + 1
-        self._fit(self.lane_figure, cols, rows, 0.2, LANE_MAX_PX, 1.0)
+        self._lane = data
+        self.fit_lane()
         self.lane_source.data = {k: data[k] for k in self.lane_source.data}
         same = second_tensor.buffer is first_tensor.buffer
         if self.same_buffer.tags != [same]:
@@ -221,6 +237,20 @@ class CompareView:
         for source in self.links.values():
             if source.data["x"]:
                 source.data = {"x": [], "y": []}
+
+    def fit_lane(self) -> None:
+        """Size the lane's cells to the room its column has beside (or under) the first
+        grid: drawn again when the first grid or the page's room changes."""
+        data = self._lane
+        if data is None:
+            return
+        size = len(data["pos"])
+        cols = C.buffer_width(size)
+        rows = -(min(data["y"]) if size else 0) + 1
+        scale = self.first.scale
+        room = lane_px(self.first.room[0], self.first.logical_figure.width or 0, scale)
+        # enlarged as the grids are (presenter mode), within the room its column has
+        self._fit(self.lane_figure, cols, rows, 0.2, min(LANE_MAX_PX, room), scale, column_px=room)
 
 
 LANE_TOOLTIPS = [("position", "@pos"), ("reads by A", "@reads_a"), ("reads by B", "@reads_b")]

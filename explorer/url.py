@@ -42,7 +42,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
     """The state a query string names, and a message for each value that falls back.
 
     Shape and pipeline are checked together before anything is returned: a bad
-    pipeline falls back to the shape without it, a bad shape to the default.
+    pipeline falls back to the shape with no pipeline, a bad shape to the default.
     """
     if len(search or "") > MAX_QUERY_CHARS:
         return {}, [
@@ -101,7 +101,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             evaluate(updates.get("shape", DEFAULT_SHAPE), ops, start)
             updates["ops"] = ops
         except StateError as exc:
-            messages.append(f"in the URL: {exc}; showing the pipeline without it")
+            messages.append(f"in the URL: {exc}; showing the tensor with no pipeline")
     compare = first.get("compare")
     if compare is not None:
         try:
@@ -118,8 +118,8 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
     if not (st.lesson and lesson_at_step):
         parts.append("shape=" + quote(shape_text(st.result.shape), safe=","))
         parts.append("ops=" + quote(st.result.ops, safe=",.()[]:-"))
-    if st.compare_result is not None:
-        parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
+        if st.compare_result is not None:  # (a lesson step brings its own)
+            parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
     if st.unit != "elements":
         parts.append("unit=" + st.unit)
     if st.lesson:
@@ -178,11 +178,11 @@ class UrlSync:
             "unit": "elements",
             "presenter": False,
             "lesson": "",
-            "compare": "",
             "theme": "",
         }
         if "lesson" not in query:
-            defaults["ops"] = ""  # a lesson link's step brings its own pipeline
+            # a lesson link's step brings its own pipeline and second view
+            defaults.update(ops="", compare="")
         for key, value in defaults.items():
             if key not in query:
                 updates.setdefault(key, value)

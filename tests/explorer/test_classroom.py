@@ -425,3 +425,15 @@ def test_a_unit_that_is_not_a_dtype_counts_in_elements(unit):
     assert L.accepted_answers(step.question, layout, unit) == (-7,)
     assert L.grade(step.question, layout, "-7", unit).correct
     assert "bytes" not in L.show_me(step.question, layout, unit).message
+
+
+def test_a_lesson_step_shows_its_code_in_numpys_and_pytorchs_words_once_answered():
+    ex = Explorer(lesson="sliding-windows", step=1)  # .unfold(0, 3, 1) over 8 elements
+    step = ex.classroom.current_step
+    assert step.question is not None and "candela-code" not in ex.fields_pane.object
+    assert ex.classroom.check(L.format_answer(step.question.answer)).correct
+    code = ex.fields_pane.object
+    assert "y = sliding_window_view(x, 3, axis=0)" in code  # NumPy's word for it
+    assert "y = x.unfold(0, 3, 1)" in code  # and PyTorch's
+    ex.classroom.next()  # the next step's code, withheld again until answered
+    assert "candela-code" not in ex.fields_pane.object

@@ -119,7 +119,7 @@ def _step_texts(rank: int):
         i.map(lambda a: f".unsqueeze({a})"),
         st.just(".squeeze()"),
         st.just(".expand(2, *(-1,))".replace("*(-1,)", ", ".join(["-1"] * rank))),
-        st.just(".broadcast((2,) + shape)"),
+        st.just(".broadcast(shape)"),  # (2, *shape): filled in by the caller
         i.map(lambda a: f".rotate_axis_innermost({a})"),
         st.just(".contiguous()"),
         st.just(".as_contiguous()"),
@@ -137,7 +137,7 @@ def test_numpy_code_makes_the_explorers_view_for_random_chains(data):
     ops, result = "", evaluate(shape, "")
     for _ in range(data.draw(st.integers(1, 5))):
         text = data.draw(_step_texts(result.layout.rank))
-        text = text.replace("shape", str(tuple(result.layout.shape)))
+        text = text.replace("shape", str((2, *result.layout.shape)))
         try:
             result = evaluate(shape, ops + text)
         except StateError:
@@ -154,6 +154,59 @@ def test_numpy_code_starts_from_a_given_tensors_own_layout():
     assert "as_strided(buf[9:]" in code
     scope = _run(code)
     assert scope["y"].tolist() == a[1:, ::-2].T[1:].tolist()  # values are positions here
+
+
+#: Chains where a view's buffer is not what it seems: a contiguous() that copies nothing,
+#: a flip (a copy in PyTorch) or a copy of one before an as_strided that counts from the buffer.
+BUFFER_CHAINS = [
+    "[1:].contiguous().as_strided((2, 2), (1, 1), 0)",
+    "[1:].contiguous().as_strided((2, 2), (1, 1))",
+    ".flip(0).as_strided((2, 2), (1, 1))",
+    ".flip(0).as_strided((2, 2), (1, 1), 0)",
+    "[..., ::-1].as_strided((2, 2), (1, 1))",
+    ".flip(1).contiguous()[::-1].as_strided((2, 2), (1, 1))",
+    "[::-1][1:].contiguous().as_strided((2, 2), (1, 1), 0)",
+    "[1:, ::-1].contiguous().as_strided((2, 2), (1, 1), 1)",
+    ".T.contiguous()[1:].as_strided((2, 2), (1, 1), 0)",
+]
+
+
+@pytest.mark.parametrize("ops", BUFFER_CHAINS)
+def test_numpy_code_counts_as_strided_from_the_buffer_the_explorer_reads(ops):
+    assert_numpy_makes_it(evaluate((3, 4), ops))
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+def test_torch_code_starts_from_a_given_tensors_own_layout_negative_strides_too():
+    a = np.arange(20).reshape(4, 5)
+    result = evaluate(None, ".T[1:].as_strided((2, 2), (-1, 1), 3)", start=Tensor.from_numpy(a))
+    y = _run(torch_code(result))["y"]
+    assert y.tolist() == result.tensor.tolist(), torch_code(result)
+    result = evaluate(None, ".T[1:]", start=Tensor.from_numpy(a[1:, ::-2]))
+    y = _run(torch_code(result))["y"]  # PyTorch's as_strided takes no negative stride
+    assert y.tolist() == a[1:, ::-2].T[1:].tolist(), torch_code(result)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
+@pytest.mark.parametrize("ops", BUFFER_CHAINS)
+def test_torch_code_counts_as_strided_from_the_buffer_the_explorer_reads(ops):
+    result = evaluate((3, 4), ops)
+    y = _run(torch_code(result))["y"]
+    assert y.tolist() == result.tensor.tolist(), torch_code(result)
+
+
+@pytest.mark.parametrize(
+    ("ops", "line"),
+    [
+        ("[::-1]", "y = x.flip(0)"),
+        ("[1:, ::-2]", "y = x.flip(1)[1:, ::2]"),
+        ("[:2, ::-1]", "y = x.flip(1)[:2]"),
+        ("[::-1, 1]", "y = x.flip(0)[:, 1]"),
+        (".T[::2]", "y = x.T[::2]"),
+    ],
+)
+def test_torch_code_writes_a_negative_step_as_a_flip_and_what_a_person_would_type(ops, line):
+    assert torch_code(evaluate((3, 4), ops)).splitlines()[-1] == line
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed")
@@ -174,9 +227,7 @@ def test_torch_code_makes_the_explorers_values_for_random_chains(data):
     ops, result = "", evaluate(shape, "")
     for _ in range(data.draw(st.integers(1, 4))):
         text = data.draw(_step_texts(result.layout.rank))
-        text = text.replace("shape", str(tuple(result.layout.shape)))
-        if "as_strided" in text:
-            continue  # PyTorch's flips copy: its storage is not the explorer's buffer
+        text = text.replace("shape", str((2, *result.layout.shape)))
         try:
             result = evaluate(shape, ops + text)
         except StateError:
@@ -186,3 +237,25 @@ def test_torch_code_makes_the_explorers_values_for_random_chains(data):
     y = _run(code)["y"]
     assert tuple(y.shape) == result.tensor.shape, code
     assert y.tolist() == result.tensor.tolist(), code
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_torch_code_typed_back_as_a_pipeline_reads_what_the_explorer_read(data):
+    """Their code in again: PyTorch's line for y, typed as the pipeline, is the same view."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+    ops, result = "", evaluate(shape, "")
+    for _ in range(data.draw(st.integers(1, 4))):
+        text = data.draw(_step_texts(result.layout.rank))
+        text = text.replace("shape", str((2, *result.layout.shape)))
+        try:
+            result = evaluate(shape, ops + text)
+        except StateError:
+            continue
+        ops += text
+    lines = torch_code(result).splitlines()
+    if any(line.startswith("c") for line in lines):
+        return  # a copy has a line of its own: not one pipeline
+    again = evaluate(shape, lines[-1].removeprefix("y = "))
+    assert again.tensor.shape == result.tensor.shape, lines[-1]
+    assert again.tensor.tolist() == result.tensor.tolist(), lines[-1]

@@ -158,7 +158,7 @@ def test_every_registered_op_parses_and_applies():
         ".permute(2, 1, 0).flip((0, 1)).unsqueeze(0).squeeze().expand(3, -1, -1, -1)"
         ".reshape(-1).view((6, -1)).T.mT.contiguous()"
         "[::-1, None].swapaxes(0, 2).moveaxis(0, -1).movedim(-1, 0).select(1, 0)"
-        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1))"
+        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1)).t()"
     )
     chain = parse(text)
     assert {step.name for step in chain} == set(names())
@@ -335,6 +335,21 @@ def test_the_users_spelling_is_what_the_state_keeps_and_says():
     assert st_.result.ops == ".flip(0)[1:, None]"  # the last good state, as typed
 
 
+def test_a_link_whose_pipeline_fails_says_so_as_typed_and_what_it_shows_instead():
+    from explorer.state import ExplorerState
+    from explorer.url import query_for, read_query
+
+    updates, messages = read_query("?shape=3,4&ops=x.flip(0).view(2, 6)")
+    assert "ops" not in updates and updates["shape"] == "3,4"
+    assert messages == [
+        "in the URL: step 2 `.view(2, 6)`: cannot view a non-contiguous layout (shape (3, 4), "
+        "stride (-4, 1)) as (2, 6): make it contiguous first (as_contiguous); "
+        "showing the tensor with no pipeline"
+    ]
+    st_ = ExplorerState(**updates)  # and the link then says what the page shows
+    assert st_.result.ops == "" and query_for(st_) == "?shape=3,4&ops="
+
+
 def test_the_readme_table_names_every_operation():
     from pathlib import Path
 
@@ -344,3 +359,66 @@ def test_the_readme_table_names_every_operation():
     table = readme[readme.index("| pipeline | NumPy | PyTorch |") :].split("\n\n")[0]
     missing = [n for n, op in REGISTRY.items() if not op.bracket and f".{n}" not in table]
     assert not missing, missing
+
+
+def test_the_help_tells_numpys_subscript_from_candelas_slice_as_they_behave():
+    from explorer.app import Explorer
+
+    ex = Explorer(shape=(3, 4))
+    help_for = {}
+    for op in ("subscript", "slice"):
+        ex.editor.op_choice.value = op
+        help_for[op] = ex.editor.op_help.object
+    assert "an integer drops its axis" in help_for["subscript"]
+    assert "keeps every axis" in help_for["subscript"]  # and names the other one
+    assert "an integer keeps" in help_for["slice"] and "unlike x[1]" in help_for["slice"]
+    # ... and each does what its help says
+    ex.ops = "[1]"
+    assert ex.result.layout.shape == (4,)
+    ex.ops = ".slice(s[1])"
+    assert ex.result.layout.shape == (1, 4)
+
+
+@pytest.mark.parametrize(
+    ("theirs", "ours", "shape"),
+    [
+        (".flip(dims=(0,))", ".flip((0,))", (3, 4)),  # PyTorch's keyword
+        (".flip(dims=[0, 1])", ".flip((0, 1))", (3, 4)),
+        (".flip(axis=1)", ".flip(1)", (3, 4)),  # NumPy's
+        (".permute(dims=(1, 0))", ".permute((1, 0))", (3, 4)),
+        (".squeeze(dim=0)", ".squeeze(0)", (1, 3, 4)),
+        (".squeeze(axis=0)", ".squeeze(0)", (1, 3, 4)),
+        (".unsqueeze(dim=-1)", ".unsqueeze(-1)", (3, 4)),
+        (".unfold(dimension=1, size=2, step=1)", ".unfold(1, 2, 1)", (3, 4)),
+        (
+            ".as_strided(size=(2, 2), stride=(1, 1), storage_offset=1)",
+            ".as_strided((2, 2), (1, 1), 1)",
+            (3, 4),
+        ),
+        (".diagonal(offset=0, axis1=1, axis2=0)", ".diagonal(0, 1, 0)", (3, 4)),
+        (".swapaxes(dim0=0, dim1=1)", ".swapaxes(0, 1)", (3, 4)),
+        (".swapdims(0, 1)", ".swapaxes(0, 1)", (3, 4)),  # PyTorch's other name
+        (".broadcast_to((2, 3, 4))", ".broadcast((2, 3, 4))", (3, 4)),  # both libraries'
+        (".T.copy()", ".T.as_contiguous()", (3, 4)),  # NumPy's copy: C order
+    ],
+)
+def test_numpys_and_pytorchs_keywords_and_other_names_are_the_same_steps(theirs, ours, shape):
+    assert parse(theirs) == parse(ours)  # the same ops and arguments...
+    assert format_pipeline(parse(theirs)) == theirs  # ...as the user typed them
+    got, want = (apply(parse(t), Tensor.arange(shape))[-1] for t in (theirs, ours))
+    assert got.layout == want.layout and got.tolist() == want.tolist()
+
+
+def test_a_keyword_given_twice_under_two_names_is_refused_naming_it():
+    with pytest.raises(PipelineError) as info:
+        parse(".flip(0, dims=1)")
+    assert "`dims` is given twice" in info.value.reason
+
+
+def test_pytorchs_t_transposes_a_matrix_and_refuses_more_axes_as_pytorch_does():
+    matrix, row = Tensor.arange((3, 4)), Tensor.arange(4)
+    assert apply(parse(".t()"), matrix)[-1].layout == matrix.T.layout
+    assert apply(parse(".t()"), row)[-1].layout == row.layout  # torch.arange(4).t() is itself
+    with pytest.raises(PipelineError) as info:
+        apply(parse(".t()"), Tensor.arange((2, 3, 4)))
+    assert "at most 2 axes" in info.value.reason and "(2, 3, 4)" in info.value.reason

@@ -133,3 +133,35 @@ def test_a_lessons_compare_is_checked_like_its_pipeline():
     step["compare"] = 3
     with pytest.raises(L.LessonError, match="compare"):
         L.parse_lesson(lesson)
+
+
+def test_a_lesson_link_brings_its_steps_second_view_and_a_changed_one_travels():
+    ex = Explorer(ops=".T", compare=".T")  # whatever was on screen before
+    assert ex.open_url("?lesson=aliasing&step=4") is None
+    assert ex.compare == "[:5]" and ex.compare_result.layout.shape == (5,)
+    assert ex.url.location.search == "?lesson=aliasing&step=4"  # the step, unchanged
+    ex.compare = "[1:]"  # the student's own second view is in the link
+    assert ex.url.location.search == "?shape=8&ops=[3:]&compare=[1:]&lesson=aliasing&step=4"
+    ex.open_url("?lesson=aliasing&step=6")  # a step without one shows one view
+    assert ex.compare == "" and ex.compare_result is None
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_the_second_grid_is_put_beside_the_first_in_presenter_mode_too(presenter):
+    # Presenter mode puts the traversal first: the second view, built once a question is
+    # answered, still goes beside the first grid (not beside its heading).
+    ex = Explorer(lesson="aliasing", step=2, presenter=presenter)
+    view = ex._view
+    assert view.compare is None  # not built while the question waits
+    assert ex.classroom.check("5").correct
+    (row,) = [o for o in view.views.objects if view.compare_column in getattr(o, "objects", ())]
+    assert row.objects == [row.objects[0], view.compare_column]
+    assert view.plots[0] in row.objects[0].objects  # the first grid's own pane
+    assert ex.logical_heading in view.views.objects  # its heading where it was
+    # enlarged with the first on a projector, and back with it
+    from explorer.app import PRESENTER_SCALE
+
+    scale = PRESENTER_SCALE if presenter else 1.0
+    assert view.compare.second.scale == view.figures.scale == scale
+    ex.presenter = not presenter
+    assert view.compare.second.scale == view.figures.scale != scale

@@ -65,3 +65,98 @@ def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer
     expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2,)")
     expect(page.locator(".candela-error")).to_have_text("")
     page.wait_for_function("() => decodeURIComponent(location.search).includes('compare=[::2, 1]')")
+
+
+#: Each grid's cell in px, and how far the lane reaches past the window's right edge.
+SCALES = """() => {
+  const box = (name) => {
+    const model = Bokeh.documents[0].get_model_by_name(name);
+    const r = Bokeh.index.find_one(model).el.getBoundingClientRect();
+    return {model, r};
+  };
+  const cell = (name, cols) => (box(name).model.width - 8) / (cols + 0.2);
+  const lane = box('compare-lane-figure').r;
+  return {a: cell('logical-figure', 3), b: cell('compare-logical-figure', 4),
+          past: lane.right - window.innerWidth, lane: lane.width};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_two_grids_are_drawn_at_one_scale_and_the_lane_fits_the_screen(
+    page, explorer_server, size
+):
+    from explorer.testing import open_served
+
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_served(page, explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+    # A (4 rows of 3) and B (2 rows of 4) side by side or one above the other: the same
+    # cells, so that one element's place in each can be compared, and the whole lane on
+    # the screen (a phone's too), wherever it wraps.
+    try:
+        page.wait_for_function(
+            f"() => {{ const s = ({SCALES})(); return Math.abs(s.a - s.b) < 1 && s.past <= 0; }}",
+            timeout=15_000,
+        )
+    finally:
+        scales = page.evaluate(SCALES)
+    assert abs(scales["a"] - scales["b"]) < 1 and scales["past"] <= 0, scales
+    assert scales["a"] >= 29, scales  # large enough to show each cell's value and position
+
+
+def test_hovering_a_cell_of_either_grid_rings_what_reads_its_position_in_both(
+    page, explorer_server
+):
+    from explorer.testing import open_served
+
+    open_served(page, explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(2, 4)")
+
+    def hover(figure: str, cols: int, row: int, col: int) -> None:
+        box = page.evaluate(BOX, figure)
+        cell = (box["width"] - 8) / (cols + 0.2)
+        page.mouse.move(box["x"] + 4 + cell * (0.6 + col), box["y"] + 4 + cell * (0.6 + row))
+
+    def ringed() -> dict:
+        page.wait_for_function(
+            "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 1"
+        )
+        return page.evaluate(
+            "() => Object.fromEntries(['a', 'b', 'lane'].map(n => [n, (s => "
+            "s.data.x.map((x, i) => [x, s.data.y[i]]))("
+            "Bokeh.documents[0].get_model_by_name('compare-link-' + n))]))"
+        )
+
+    # B[0, 1] reads position 5 (x[1:]): A = x.T reads it at A[1, 1]; the lane's cell 5.
+    hover("compare-logical-figure", 4, 0, 1)
+    assert ringed() == {"a": [[1, -1]], "b": [[1, 0]], "lane": [[5, 0]]}
+    page.mouse.move(1, 1)
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 0"
+    )
+    # A[0, 2] reads position 8, which B reads at B[1, 0].
+    hover("logical-figure", 3, 0, 2)
+    assert ringed() == {"a": [[2, 0]], "b": [[0, -1]], "lane": [[8, 0]]}
+    page.mouse.move(1, 1)
+    # A[1, 0] reads position 1, which B does not read: no ring in B.
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 0"
+    )
+    hover("logical-figure", 3, 1, 0)
+    assert ringed() == {"a": [[0, -1]], "b": [], "lane": [[1, 0]]}
+
+
+def test_a_lesson_link_shows_its_two_views_once_the_question_is_answered(page, explorer_server):
+    from explorer.testing import open_served
+
+    open_served(page, explorer_server + "?lesson=aliasing&step=4")  # p = x[3:], q = x[:5]
+    expect(page.locator(".candela-compare-input input")).to_have_value("[:5]")
+    expect(page.locator(".candela-compare")).to_have_count(0)  # while the question waits
+    box = page.locator(".candela-answer input")
+    box.fill("4")
+    box.press("Enter")
+    expect(page.locator(".candela-compare .candela-shape")).to_have_text("(5,)")
+    expect(page.locator(".candela-compare-legend")).to_contain_text("both, aliased: 2")
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('compare-lane-source').data.pos.length === 8"
+    )
