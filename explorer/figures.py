@@ -680,8 +680,9 @@ class Figures:
         labels = L.rows_for(
             cols, self.cells, self.scale, self.offset_at, self.concealed, tags.get("scale", 1)
         )
-        _set_data(self.labels_logical, labels["logical"])
-        _set_data(self.labels_buffer, labels["buffer"])
+        for source, rows in ((self.labels_logical, labels["logical"]),
+                             (self.labels_buffer, labels["buffer"])):  # fmt: skip
+            _set_data(source, L.at_least(rows, len(source.data.get("text", ()))))
 
     @staticmethod
     def tooltips(

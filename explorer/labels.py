@@ -55,29 +55,45 @@ LABEL_BLOCKS = {
 }
 
 
-#: Room for every mark of what a summarised grid leaves out (``⋯``, ``⋮``, ``⋱``): the most
-#: any shape has is 2,493, six axes each cut to their first and last 2 (256 drawn tiles of
-#: 4x4 cells, each with 4 ``⋯``, 4 ``⋮`` and a ``⋱``, and 189 gaps of tiles); rank 8 has
-#: 502. The padding is empty rows, a few hundred bytes compressed.
-GAP_LIMIT = 2560
+#: Rows a figure's block of gap marks (``⋯``, ``⋮``, ``⋱`` of a summarised grid) takes at
+#: least, and the step it grows by: it holds every mark a shape has (six axes each cut to
+#: their first and last 2 make over 2,500), so a source may grow, and it never gets shorter
+#: (:func:`at_least`): empty rows cost a notebook's output about 60 bytes each, unpacked.
+GAP_ROOM = 256
 #: Up to this many dots on the cells of a buffer overview that drawn elements read.
 DRAWN_LIMIT = 128
 
 
-def block_size(kind: str) -> int:
+def block_size(kind: str, count: int = 0) -> int:
+    """The rows ``kind``'s block takes with ``count`` rows to draw (gap marks: all of them)."""
+    if kind == "gap":
+        return max(1, -(-count // GAP_ROOM)) * GAP_ROOM
     return {
-        "tile": TILE_LIMIT, "gap": GAP_LIMIT, "drawn": DRAWN_LIMIT, "offset_mark": 1, "offset": 1
+        "tile": TILE_LIMIT, "drawn": DRAWN_LIMIT, "offset_mark": 1, "offset": 1
     }.get(kind, C.LABEL_LIMIT)  # fmt: skip
+
+
+def at_least(rows: dict, n: int) -> dict:
+    """A figure's label ``rows`` with empty rows after them up to ``n`` rows: Bokeh's text
+    glyph must never see its source get shorter (see :data:`LABEL_BLOCKS`). ``rows`` is
+    shared (kept), so a longer copy is made, never ``rows`` changed."""
+    pad = n - len(rows["text"])
+    if pad <= 0:
+        return rows
+    blank = padded_block("pad", None, pad)
+    return _join([rows, blank])
 
 
 def _font(px: float) -> str:
     return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
 
 
-def padded_block(kind: str, rows: dict | None) -> dict:
-    """One kind's rows padded to its block: ``rows`` has x, y, text, color and the kind's
-    constant style (size, align, baseline, x_offset, y_offset, style); None draws nothing."""
-    n = block_size(kind)
+def padded_block(kind: str, rows: dict | None, n: int | None = None) -> dict:
+    """One kind's rows padded to its block (``n`` rows, or :func:`block_size`'s): ``rows``
+    has x, y, text, color and the kind's constant style (size, align, baseline, x_offset,
+    y_offset, style); None draws nothing."""
+    if n is None:
+        n = block_size(kind, 0 if rows is None else len(rows["text"]))
     count = 0 if rows is None else min(len(rows["text"]), n)
     pad = n - count
     nan = np.full(pad, np.nan, dtype=np.float32)

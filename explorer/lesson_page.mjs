@@ -108,8 +108,10 @@ function escape(text) {
 // (While a question waits the step shows its `withheld` drawing: a walk that stops before
 // the asked jump, cells lettered, the buffer one colour; see explorer.lessons.withholding.)
 function conceal(args, drawing, concealed) {
-  args.labels_logical.data = labelRows(drawing, "logical", concealed)
-  args.labels_buffer.data = labelRows(drawing, "buffer", concealed)
+  for (const fig of ["logical", "buffer"]) {
+    const source = args[`labels_${fig}`]
+    source.data = labelRows(drawing, fig, concealed, source.data.text?.length ?? 0)
+  }
   const tips = args.tooltips[String(concealed)]
   args.hover_logical.tooltips = tips.logical
   args.hover_buffer.tooltips = tips.buffer
@@ -121,12 +123,13 @@ function conceal(args, drawing, concealed) {
 }
 
 // A figure's labels source from the drawing's blocks, as figures.label_rows builds it:
-// each kind's rows padded to its block's fixed size with rows that draw nothing (a text
-// glyph's source must never get shorter), position labels dropped while concealed.
+// each kind's rows padded to its block's size with rows that draw nothing, and the whole
+// to at least `atLeast` rows (a text glyph's source must never get shorter), position
+// labels dropped while concealed.
 const LABEL_STYLE = {size: "0px", align: "left", baseline: "middle", x_offset: 0, y_offset: 0,
   style: "normal"}
 
-function labelRows(drawing, fig, concealed) {
+function labelRows(drawing, fig, concealed, atLeast = 0) {
   const out = {x: [], y: [], text: [], color: [], kind: []}
   for (const key of Object.keys(LABEL_STYLE)) out[key] = []
   for (let [kind, rows] of drawing.labels[fig]) {
@@ -144,6 +147,14 @@ function labelRows(drawing, fig, concealed) {
         out[key].push(count ? rows[key] : fallback)
       }
     }
+  }
+  while (out.text.length < atLeast) {
+    out.x.push(NaN)
+    out.y.push(NaN)
+    out.text.push("")
+    out.color.push("#000000")
+    out.kind.push("pad")
+    for (const [key, fallback] of Object.entries(LABEL_STYLE)) out[key].push(fallback)
   }
   return out
 }

@@ -135,6 +135,7 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         return [fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end,
                 fig.width, fig.height]  # fmt: skip
 
+    blocks = figs.label_blocks(cols, figs.cells, question is not None)
     layout = result.layout
     copied = result.copied and tensor is result.tensor
     logical_heading, buffer_heading = headings_html(
@@ -144,8 +145,11 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         "sources": sources,
         # The labels as blocks, unpadded: lesson_page.mjs pads each to its size, and drops
         # the position labels while a question waits, as Figures.label_rows does.
-        "labels": _plain(figs.label_blocks(cols, figs.cells, question is not None)),
-        "label_sizes": {kind: block_size(kind) for b in LABEL_BLOCKS.values() for kind in b},
+        "labels": _plain(blocks),
+        "label_sizes": {
+            kind: block_size(kind, len(rows["text"]) if rows else 0)
+            for fig in LABEL_BLOCKS for kind, rows in blocks[fig]
+        },
         "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
         "logical_size": size(figs.logical_figure),

@@ -409,7 +409,7 @@ def _every_gap_drawn(shape):
     tensor = Tensor(positions_buffer(math.prod(shape)), Layout(shape))
     cols = C.columns_for(tensor)
     marks = set(zip(np.asarray(cols.gaps["x"]).tolist(), np.asarray(cols.gaps["y"]).tolist()))
-    assert len(marks) == len(cols.gaps["text"]) <= L.GAP_LIMIT
+    assert len(marks) == len(cols.gaps["text"])
     e, cut, rank = cols.overview["edge"], set(cols.overview["summarised"]), len(shape)
     tiles: dict = {}
     for label, x, y in zip(cols.logical["index"], cols.logical["x"], cols.logical["y"]):

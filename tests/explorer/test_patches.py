@@ -282,9 +282,7 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     assert len(texts) == len(set(texts)) >= 5  # one model per sheet, every sheet there
     assert CSS in texts and "cdn.holoviz.org" not in html
     assert html.count("Candela Explorer: the stylesheet") == 1
-    # 0.67 MB with a stylesheet per link; about 0.23 MB of it is the figures' data, and
-    # 0.12 MB the empty rows that keep room for every gap mark a summarised grid can have.
-    assert len(html) < 400_000
+    assert len(html) < 300_000  # 0.67 MB with a stylesheet per link
     # Every pane still has the explorer's stylesheet, now as the one shared model.
     (shared,) = [sheet for sheet in sheets if sheet.css == CSS]
     (root,) = {sheet.document for sheet in sheets}
