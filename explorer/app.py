@@ -34,7 +34,7 @@ from explorer.enter_box import EnterBox
 from explorer.fields import DTYPE_BYTES, fields_html, headings_html, summary_text
 from explorer.figures import Figures
 from explorer.keys import Keys
-from explorer.lessons import WITHHELD, draws_before, walk_limit
+from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
 from explorer.quick import InlineMarkdown, QuickHTML
@@ -559,7 +559,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.summary_pane.visible = summary
         self.summary_pane.object = summary_text(cols.summary, self.unit) if summary else ""
         question = self._waiting()
-        waiting = "" if question is None else WITHHELD[question.ask].grid
+        waiting = grid_drawn(question, len(result.states) - 1)
         self.logical_heading.object, self.buffer_heading.object = headings_html(
             tensor.layout.shape,
             len(tensor.buffer),

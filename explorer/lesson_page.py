@@ -126,7 +126,7 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
     from .labels import LABEL_BLOCKS, POSITION_LABELS, block_size
 
     cols, tensor = _drawn_columns(result, question)
-    waiting = "" if question is None else L.WITHHELD[question.ask].grid
+    waiting = L.grid_drawn(question, len(result.states) - 1)
     figs.concealed = question is not None
     figs.render(cols, tensor.layout, unit)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
