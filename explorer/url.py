@@ -178,11 +178,11 @@ class UrlSync:
             "unit": "elements",
             "presenter": False,
             "lesson": "",
-            "compare": "",
             "theme": "",
         }
         if "lesson" not in query:
-            defaults["ops"] = ""  # a lesson link's step brings its own pipeline
+            # A lesson link's step brings its own pipeline and second view (compare).
+            defaults.update(ops="", compare="")
         for key, value in defaults.items():
             if key not in query:
                 updates.setdefault(key, value)
