@@ -108,9 +108,11 @@ class _View:
         #: cost every page that never compares), then beside the first grid.
         self.compare: CompareView | None = None
         self.compare_column: pn.Column | None = None
+        #: The first grid's column: the second view goes beside it (ensure_compare).
+        self.grid_column = pn.Column(self.plots[0], styles=scroll)
         views = pn.Column(
             ex.logical_heading,
-            pn.Column(self.plots[0], styles=scroll),
+            self.grid_column,
             ex.buffer_heading,
             pn.Column(self.plots[1], styles=scroll),
             ex.legend,
@@ -161,14 +163,16 @@ class _View:
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
             )
-            # The first grid and the second side by side, wrapping on a narrow screen.
-            self.views[1] = pn.Row(
-                self.views[1],
+            # The first grid and the second side by side, wrapping on a narrow screen
+            # (found by itself: presenter mode puts the traversal first).
+            at = list(self.views.objects).index(self.grid_column)
+            self.views[at] = pn.Row(
+                self.grid_column,
                 self.compare_column,
                 sizing_mode="stretch_width",
                 styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
             )
-            self.drawn[0] = self.views[1]
+            self.drawn[0] = self.views[at]
         return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:

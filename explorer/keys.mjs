@@ -216,7 +216,13 @@ export function render({model, view}) {
     for (const el of (views.shadowRoot || views).children) {
       if (el.getClientRects().length) bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
     }
-    const besides = bottom - box.top - own
+    // A second view beside the grid (compare) makes that row as tall as itself: what it
+    // adds below the grid is not room the grid could give up, so it is not counted.
+    const second = deepFind(views, ".candela-compare-views")
+    const excess = second != null && second.getClientRects().length > 0
+      ? Math.max(0, second.getBoundingClientRect().height - shown[0].getBoundingClientRect().height)
+      : 0
+    const besides = bottom - box.top - own - excess
     // Under the controls (a phone, a narrow output): it fits a screen once scrolled to.
     let above = box.top - rootOf().getBoundingClientRect().top
     if (above > window.innerHeight / 3) above = 0

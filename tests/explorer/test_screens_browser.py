@@ -200,6 +200,35 @@ def test_presenter_mode_at_1024_by_768_shows_every_figure_whole_before_and_after
             inside_viewport(page, part, 1024, 768)
 
 
+def test_presenter_mode_shows_a_lessons_second_view_beside_the_grid_once_answered(
+    page, explorer_server
+):
+    # The aliasing lesson's link (no compare in it): the second view waits with the
+    # answer, then comes beside the first grid, whose cells keep their values and
+    # positions (the second view's column is not room the grid gives up).
+    open_at(page, explorer_server, "?lesson=aliasing&step=1&presenter=true", 1280, 800)
+    page.locator(".candela-keys").wait_for()
+    second = page.locator(".candela-compare-views")
+    expect(second).to_be_hidden()
+    page.locator(".candela-answer input").fill("999")
+    page.locator(".candela-answer input").press("Enter")
+    page.locator(".candela-show-me button").click()
+    expect(second).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
+    grid = page.locator(".bk-Figure").first.bounding_box()
+    box = second.bounding_box()
+    assert box["x"] >= grid["x"] + grid["width"] and box["y"] < grid["y"] + grid["height"]
+    page.wait_for_function(
+        "() => { const d = Bokeh.documents[0].get_model_by_name('labels-logical-source').data;"
+        " return d.text.some((t, i) => t === '@9' && parseFloat(d.size[i]) > 0) }"
+    )
+    # Once the page has measured its room again (the grid shrank to 8 px cells when the
+    # second view's column counted against it), the grid's three columns keep 29 px.
+    page.wait_for_timeout(2500)
+    assert page.locator(".bk-Figure").first.bounding_box()["width"] >= 3 * 29
+    assert "@9" in drawn_texts(page, "logical")
+
+
 def drawn_texts(page, figure: str) -> list[str]:
     """The texts a figure draws on its canvas (its labels source's rows with a size)."""
     return page.evaluate(
