@@ -34,7 +34,7 @@ from explorer.enter_box import EnterBox
 from explorer.fields import DTYPE_BYTES, fields_html, headings_html
 from explorer.figures import Figures
 from explorer.keys import Keys
-from explorer.lessons import WITHHELD, draws_before, walk_limit
+from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
@@ -116,9 +116,11 @@ class _View:
         #: cost every page that never compares), then beside the first grid.
         self.compare: CompareView | None = None
         self.compare_column: pn.Column | None = None
+        #: The first grid's column: the second view goes beside it (ensure_compare).
+        self.grid_column = pn.Column(self.plots[0], styles=scroll)
         views = pn.Column(
             ex.logical_heading,
-            pn.Column(self.plots[0], styles=scroll),
+            self.grid_column,
             ex.buffer_heading,
             pn.Column(self.plots[1], styles=scroll),
             ex.legend,
@@ -130,8 +132,6 @@ class _View:
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
         self.views = views
-        #: The first grid's box in ``views``: the second view goes beside it (ensure_compare).
-        self.grid_box = views.objects[1]
         self.root = _Root(
             ex.title,
             ex.controls,
@@ -169,17 +169,15 @@ class _View:
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
             )
-            # The first grid and the second side by side, wrapping on a narrow screen. The
-            # grid's place is found, not counted: presenter mode puts the traversal first.
-            grid = self.grid_box
-            row = pn.Row(
-                grid,
+            # The first grid and the second side by side, wrapping on a narrow screen
+            # (found by itself: presenter mode puts the traversal first).
+            at = list(self.views.objects).index(self.grid_column)
+            self.views[at] = pn.Row(
+                self.grid_column,
                 self.compare_column,
                 sizing_mode="stretch_width",
                 styles={"flex-wrap": "wrap", "gap": "8px 16px", "min-width": "0"},
             )
-            self.views[self.views.objects.index(grid)] = row
-            self.grid_box = row
         return self.compare
 
     def arrange(self, ex: Explorer, presenter: bool) -> None:
@@ -563,7 +561,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         cols, tensor = self._drawn()
         result = self.result
         question = self._waiting()
-        waiting = "" if question is None else WITHHELD[question.ask].grid
+        waiting = grid_drawn(question, len(result.states) - 1)
         self.logical_heading.object, self.buffer_heading.object = headings_html(
             tensor.layout.shape,
             len(tensor.buffer),

@@ -218,7 +218,8 @@ def fit(
     Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
     larger, and scrolls inside its panel. ``column_px`` is the width of the figures'
     column on the screen: enlarged cells (``scale`` > 1, presenter mode on a projector)
-    shrink to it, never below their size at scale 1.
+    fit it and ``max_height`` whatever ``min_cell`` asks, down to MIN_CELL px, so the
+    whole figure is on the screen.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
     tall = 520 if max_height is None else max_height
@@ -226,7 +227,12 @@ def fit(
     unscaled = max(min_cell, min(max_cell, room, room_y))
     cell = scale * unscaled
     if column_px and scale > 1:
-        cell = max(unscaled, min(cell, (column_px - 8) / (max(cols, 1) + 0.2)))
+        # On a projector every figure is whole on the screen: its cells as large as the
+        # column's width and the height allow, down to MIN_CELL px. Labels and tiles'
+        # headers too large for them are left to hover (labels.py), never cut off.
+        wide_px = (column_px - 8) / (max(cols, 1) + 0.2)
+        tall_px = (tall - 8 * scale) / (max(rows, 1) + 0.2 + top)
+        cell = max(MIN_CELL, min(scale * max_cell, wide_px, tall_px))
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
     width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
@@ -634,7 +640,10 @@ class Figures:
             for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
         }
         heights = split_height(tall, high, wide_cell)
-        if cols.labels:  # never shorter than their values need (a short window scrolls)
+        if cols.labels and self.scale == 1:
+            # Never shorter than their values need (a short window scrolls); on a
+            # projector every figure is whole on the screen, its labels shrinking with
+            # the cells (those too small to read are left to hover).
             for fig, h in high.items():
                 heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
         floor = least

@@ -78,8 +78,10 @@ KEYS_HELP = (
 )
 #: The width of the lesson column (the text, the question, the fields).
 _WIDTH = 400
-#: The width of the figures' column: the widest heading, figure or traversal row.
-_FIGURES_WIDTH = 620
+#: The width of the figures' column: the widest heading, figure or traversal row, and
+#: no wider than a 1024 px screen leaves beside the lesson column (with the page's
+#: padding, the gap and a scroll bar), so the figures stay beside the lesson there.
+_FIGURES_WIDTH = 550
 #: The sources of a Figures a step swaps in, by their argument name in lesson_page.mjs.
 _SOURCES = (
     "logical_source",
@@ -126,7 +128,7 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
     from .labels import LABEL_BLOCKS, POSITION_LABELS, block_size
 
     cols, tensor = _drawn_columns(result, question)
-    waiting = "" if question is None else L.WITHHELD[question.ask].grid
+    waiting = L.grid_drawn(question, len(result.states) - 1)
     figs.concealed = question is not None
     figs.render(cols, tensor.layout, unit)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}

@@ -181,7 +181,7 @@ class UrlSync:
             "theme": "",
         }
         if "lesson" not in query:
-            # a lesson link's step brings its own pipeline and second view
+            # A lesson link's step brings its own pipeline and second view (compare).
             defaults.update(ops="", compare="")
         for key, value in defaults.items():
             if key not in query:

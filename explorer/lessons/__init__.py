@@ -130,7 +130,7 @@ from .grading import (
 from .verify import (
     verify_lesson,
 )
-from .withholding import WITHHELD, Withheld, draws_before, walk_limit
+from .withholding import WITHHELD, Withheld, draws_before, grid_drawn, walk_limit
 
 __all__ = [
     "ASKS",
@@ -160,6 +160,7 @@ __all__ = [
     "describe",
     "describe_target",
     "draws_before",
+    "grid_drawn",
     "expected_answer",
     "explain",
     "explain_in_bytes",

@@ -30,7 +30,7 @@ from typing import Any
 
 from .files import ASKS, Question
 
-__all__ = ["WITHHELD", "Withheld", "draws_before", "walk_limit"]
+__all__ = ["WITHHELD", "Withheld", "draws_before", "grid_drawn", "walk_limit"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,18 @@ assert set(WITHHELD) == set(ASKS), "every kind of question says what it withhold
 def draws_before(question: Question) -> bool:
     """True when, while ``question`` waits, the grid drawn is the tensor before the last op."""
     return WITHHELD[question.ask].grid == "before"
+
+
+def grid_drawn(question: Question | None, steps: int) -> str:
+    """What the grid's heading says is drawn while ``question`` waits, on a step with
+    ``steps`` operations: ``""`` (no question waits), ``"asked"`` (the layout asked
+    about) or ``"before"`` (the tensor before the last operation). A question about the
+    shape of a step with no operation draws the start tensor: the layout asked about.
+    """
+    if question is None:
+        return ""
+    grid = WITHHELD[question.ask].grid
+    return "asked" if grid == "before" and steps == 0 else grid
 
 
 def walk_limit(question: Question, layout: Any) -> int:

@@ -188,6 +188,20 @@ def test_a_link_opens_its_lesson_step_or_says_what_is_wrong(query, lesson, step,
     assert ex.layout is not None  # never a blank page
 
 
+def test_a_link_to_a_lesson_step_with_a_second_view_shows_it_once_answered():
+    # The aliasing lesson's steps compare two views of one buffer; the link to one
+    # (?lesson=aliasing&step=1, as the page writes it) leaves compare out.
+    ex = Explorer()
+    assert ex.open_url("?lesson=aliasing&step=1") is None
+    step = ex.classroom.current_step
+    assert step.compare and ex.compare == step.compare and ex.compare_result is not None
+    ex.classroom.show_me()
+    assert all(v.compare_column is not None and v.compare_column.visible for v in ex._views)
+    # A link without a lesson still means no second view.
+    ex.open_url("?shape=3,4")
+    assert ex.compare == "" and ex.compare_result is None
+
+
 def html_text(markup: str) -> str:
     import html
 

@@ -437,16 +437,22 @@ def test_offline_lesson_shows_a_verdict_code_as_code(open_lesson):
 
 
 @pytest.mark.browser
-def test_offline_lesson_keeps_its_figures_in_view_after_a_right_answer(open_lesson):
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1024, 768)])
+def test_offline_lesson_keeps_its_figures_in_view_after_a_right_answer(open_lesson, width, height):
+    # A laptop and a small projector: the figures and the traversal's controls beside the
+    # lesson, on the first screen, once the fields have made the lesson column long.
     from playwright.sync_api import expect
 
     page = open_lesson("transpose")
-    page.set_viewport_size({"width": 1280, "height": 800})
+    page.set_viewport_size({"width": width, "height": height})
     _answer(page, "1")
     expect(page.locator(".candela-verdict-right")).to_be_visible()
     expect(page.locator(".candela-stride")).to_be_visible()  # the fields: the lesson grew
     page.wait_for_function(f"() => ({MARKS_JS})({MODEL})('logical', 'cursor').k[0] > 1")
-    for figure in page.locator(".bk-Figure").all():
-        box = figure.bounding_box()
+    page.evaluate("window.scrollTo(0, 0)")
+    parts = [*page.locator(".bk-Figure").all(), page.locator(".candela-forward").first]
+    for part in parts:
+        box = part.bounding_box()
         assert box["x"] > 400, box  # beside the lesson, not under it
-        assert box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 800, box
+        assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

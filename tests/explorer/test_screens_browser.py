@@ -7,6 +7,7 @@ what ``innerText`` gives, the text a student can read on the page.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
@@ -142,6 +143,90 @@ def test_presenter_mode_fits_a_projector_of_any_size(page, explorer_server):
     expect(page.locator(".candela-stride")).to_be_visible()
     assert font_px(page, ".candela-stride") >= 28
     assert font_px(page, ".candela-verdict") >= 28
+
+
+#: Lesson steps whose pictures a small projector found hardest: a 3-D grid of tiles, a 2-D
+#: grid drawn before its slice, rank 4 (channels last), six stacked pairs of tiles and
+#: twelve tiles side by side.
+PROJECTOR_STEPS = [
+    ("row-major", 2),
+    ("slicing", 4),
+    ("channels-last", 1),
+    ("batched-matmul", 1),
+    ("batched-matmul", 3),
+]
+
+#: Each figure's box on the page, [left, top, right, bottom] (px).
+BOXES_JS = """els => els.filter((e) => e.getClientRects().length).map((e) => {
+  const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom] })"""
+
+
+def figures_whole(page, width: int, height: int, timeout: float = 15.0) -> list:
+    """Wait until every figure shown is whole inside the screen (the page sizes them to
+    the room it reports); return their boxes (the last seen, when they never are)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        boxes = page.locator(".bk-Figure").evaluate_all(BOXES_JS)
+        whole = all(b[0] >= 0 and b[1] >= 0 and b[2] <= width and b[3] <= height for b in boxes)
+        if (whole and len(boxes) >= 2) or time.monotonic() > deadline:
+            return boxes
+        page.wait_for_timeout(200)
+
+
+@pytest.mark.parametrize(("lesson", "step"), PROJECTOR_STEPS, ids=lambda v: str(v))
+def test_presenter_mode_at_1024_by_768_shows_every_figure_whole_before_and_after_the_answer(
+    page, explorer_server, lesson, step
+):
+    # A small projector: the grid, the buffer and the traversal's controls on the first
+    # screen, nothing cut off at the side, while the question waits and once it is shown.
+    open_at(page, explorer_server, f"?lesson={lesson}&step={step}&presenter=true", 1024, 768)
+    page.locator(".candela-keys").wait_for()
+    for answered in (False, True):
+        if answered:
+            page.locator(".candela-answer input").fill("999")
+            page.locator(".candela-answer input").press("Enter")
+            page.locator(".candela-show-me button").click()
+            expect(page.locator(".candela-stride")).to_be_visible()
+            # The click scrolled the lesson's column (its verdict and reveal below the
+            # screen): the first screen is the page's top.
+            page.evaluate("window.scrollTo(0, 0)")
+        boxes = figures_whole(page, 1024, 768)
+        assert len(boxes) >= 2 and all(
+            b[0] >= 0 and b[1] >= 0 and b[2] <= 1024 and b[3] <= 768 for b in boxes
+        ), (answered, boxes)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+        # (Once answered the walk plays: the odometer's text is written anew each frame.)
+        for part in (".candela-toggle", ".candela-forward", ".candela-odometer")[: 3 - answered]:
+            inside_viewport(page, part, 1024, 768)
+
+
+def test_presenter_mode_shows_a_lessons_second_view_beside_the_grid_once_answered(
+    page, explorer_server
+):
+    # The aliasing lesson's link (no compare in it): the second view waits with the
+    # answer, then comes beside the first grid, whose cells keep their values and
+    # positions (the second view's column is not room the grid gives up).
+    open_at(page, explorer_server, "?lesson=aliasing&step=1&presenter=true", 1280, 800)
+    page.locator(".candela-keys").wait_for()
+    second = page.locator(".candela-compare-views")
+    expect(second).to_be_hidden()
+    page.locator(".candela-answer input").fill("999")
+    page.locator(".candela-answer input").press("Enter")
+    page.locator(".candela-show-me button").click()
+    expect(second).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
+    grid = page.locator(".bk-Figure").first.bounding_box()
+    box = second.bounding_box()
+    assert box["x"] >= grid["x"] + grid["width"] and box["y"] < grid["y"] + grid["height"]
+    page.wait_for_function(
+        "() => { const d = Bokeh.documents[0].get_model_by_name('labels-logical-source').data;"
+        " return d.text.some((t, i) => t === '@9' && parseFloat(d.size[i]) > 0) }"
+    )
+    # Once the page has measured its room again (the grid shrank to 8 px cells when the
+    # second view's column counted against it), the grid's three columns keep 29 px.
+    page.wait_for_timeout(2500)
+    assert page.locator(".bk-Figure").first.bounding_box()["width"] >= 3 * 29
+    assert "@9" in drawn_texts(page, "logical")
 
 
 def drawn_texts(page, figure: str) -> list[str]:

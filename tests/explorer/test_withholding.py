@@ -260,6 +260,25 @@ def test_a_len_question_draws_the_tensor_before_its_step():
     assert len(f.logical_source.data["x"]) == 4 and len(f.frames_source.data["pos"]) == 4
 
 
+def test_the_grid_heading_says_before_the_last_step_only_when_there_is_one():
+    # A shape question on a step with no operation draws the start tensor, the layout
+    # asked about (batched-matmul 1: shape_as_3d of (6, 2, 3, 4)); with one it draws the
+    # tensor before it (batched-matmul 4: after .transpose(-2, -1)).
+    from explorer.lesson_page import lesson_page_data
+
+    ex = Explorer()
+    lesson = next(lsn for lsn in CATALOGUE if lsn.id == "batched-matmul")
+    steps = lesson_page_data(lesson)["steps"]
+    for n, before in ((1, False), (4, True)):
+        step = lesson.steps[n - 1]
+        assert step.question.ask == "shape_as_3d" and bool(step.ops) == before
+        go(ex, "batched-matmul", n)
+        assert ex.concealed
+        for heading in (ex.logical_heading.object, steps[n - 1]["withheld"]["logical_heading"]):
+            assert ("before the last step" in heading) == before, (n, heading)
+            assert "cells lettered in walk order" in heading
+
+
 # ---------------------------------------------------------------- the offline lesson page
 
 
