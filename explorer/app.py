@@ -18,6 +18,7 @@ Serve it with ``candela-explorer`` or ``panel serve explorer/app.py``.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import weakref
@@ -36,7 +37,7 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
-from explorer.notebook import repr_mimebundle
+from explorer.notebook import one_message, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -385,8 +386,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # Every change an edit makes (boxes, step list, figures, fields, URL, download
         # name) held and sent as one message: without it Panel sent each widget's change
         # as a message of its own (six for a pipeline edit), and the browser laid the page
-        # out for each before the figures' data came last.
-        return pn.io.hold() if self._built else super()._batch()
+        # out for each before the figures' data came last. In a notebook Panel's hold does
+        # nothing (no current document): there each output's changes are sent together
+        # (one_message), so none refers the page to a model an overtaken one defines.
+        if not self._built:
+            return super()._batch()
+        batch = contextlib.ExitStack()
+        batch.enter_context(pn.io.hold())
+        batch.enter_context(one_message([view.root for view in self._views]))
+        return batch
 
     _built = False
 

@@ -20,6 +20,18 @@ are inlined too: the setting is Panel's, for the whole kernel; the fix for panes
 redrawn from the kernel (:mod:`explorer.patches.inline_panes`) acts on the
 explorer's panes only.
 
+One change of an explorer reaches each of its outputs as one message
+(:func:`one_message`). Panel sends a notebook output's changes one component at a
+time, each message as soon as its component has changed, and while the page has not
+yet opened the output's comm (a cell changing an explorer right after the cell that
+showed it, in "Run All") it sends each later, on a timer of its own: once the comm
+opens, a later message can overtake an earlier one. Panel's styling update of the
+first pane redrawn makes a stylesheet model (``loading.css``, under a URL that
+differs from the one drawn first) that the next ones refer to; overtaken, those
+referred the page to a model it had not got, Bokeh refused them ("reference ...
+isn't known") and the change was not drawn. Held and sent together, a change's
+references are all to models drawn before or defined in its own message.
+
 A cell run again lets go of the explorer outputs it showed before (the front end
 clears them): this module remembers which outputs each cell showed, and
 :mod:`explorer.patches.forget_outputs` drops them from Panel's and pyviz_comms'
@@ -28,14 +40,18 @@ records (off with ``CANDELA_PLAIN``, Panel keeps them, as it keeps any output).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import threading
+from collections.abc import Iterable, Iterator
 
 from .patches.forget_outputs import forget_output
 
 __all__ = [
     "ensure_extension",
     "in_notebook",
+    "one_message",
     "repr_mimebundle",
     "repr_text",
 ]
@@ -144,6 +160,37 @@ def _still_lines(explorer) -> list[str]:
         f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
         f"offset {layout.offset}  len {layout.len}",
     ]
+
+
+#: The roots of the :func:`one_message` blocks open on each thread, outermost first.
+_holding = threading.local()
+
+
+@contextlib.contextmanager
+def one_message(roots: Iterable) -> Iterator[None]:
+    """Send what changes inside as one message to each notebook output of ``roots``.
+
+    ``roots`` are Panel components shown in outputs. Panel's ``block_comm`` keeps every
+    change in its output's document (Panel holds a notebook output's document) and
+    ``push_notebook`` sends each document's held changes at the end. Nested blocks (on
+    one thread) send when the outermost ends (``block_comm`` is Panel's, one flag for the
+    process). A served page's components have no comm: nothing is pushed to them, and
+    their changes go as Panel sends them (``block_comm`` holds only comm messages).
+    """
+    import panel as pn
+
+    holding = _holding.__dict__.setdefault("roots", [])
+    holding.append(list(roots))
+    try:
+        if len(holding) > 1:
+            yield
+            return
+        with pn.io.block_comm():
+            yield
+    finally:
+        if len(holding) == 1:
+            pn.io.push_notebook(*(root for held in holding for root in held))
+        holding.pop()
 
 
 # ---------------------------------------------------------------- outputs that are gone

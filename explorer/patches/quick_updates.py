@@ -12,12 +12,11 @@ theme's styling (which Panel uses only when the stylesheets change: those still
 go through Panel), and an HTML pane's new ``object`` sets its model's text
 (escaped exactly as Panel does) and nothing else. Off, they are Panel's own.
 
-In a notebook it is also a fix: there, with Panel's files from its CDN (not inline), Panel
-1.9's own update of a component's styling sends the page references to stylesheet models
-it never sent, Bokeh refuses the whole message ("reference ... isn't known"), and a change
-made to an explorer from Python is not drawn (3 runs of 3 with only this patch off,
-``PANEL_INLINE=false``; none of 4 with it on:
-``tests/explorer/test_jupyterlab_plain.py``).
+Off, in a notebook, the first pane Panel redraws makes a new stylesheet model
+(``loading.css``, under another URL than the one drawn first) that the panes redrawn
+after it refer to. That is safe because the explorer sends one change to an output as
+one message (:func:`explorer.notebook.one_message`): Panel's separate messages could
+arrive out of order, and Bokeh refused one referring to a model not yet received.
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ register(
         "panes (overridden in a mixin): the change alone, without the theme's styling",
         why="Panel works out a component's whole styling for every changed parameter",
         buys="~1 ms for each widget and 2.4 ms for each HTML pane an edit changes, of the "
-        "server's ~10 ms an edit; in a notebook, changes from Python drawn (see the module)",
+        "server's ~10 ms an edit",
         checked={"panel": "1.9"},
         needs=(
             "panel.reactive:Syncable._update_properties",

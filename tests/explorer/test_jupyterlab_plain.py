@@ -9,9 +9,9 @@ every other request off 127.0.0.1 is aborted and counted. The kernel is the one
 same whether or not the test process itself has the patches off.
 
 The notebook is ``test_jupyterlab.py``'s: an ``explorer.show(ndarray)``, a
-displayed ``Explorer``, then that one changed from Python. That last change is often
-not drawn with the patches off (an expected failure below: Panel's own update path
-sends references to stylesheet models the page never got); typed edits are drawn.
+displayed ``Explorer``, then that one changed from Python: no message of that change is
+refused, but now and then it is lost as the page opens the output's comm (an expected
+failure below); typed edits are drawn.
 """
 
 from __future__ import annotations
@@ -112,18 +112,34 @@ def plain_lab(browser, tmp_path_factory):
         server.stop()
 
 
+def test_with_every_patch_off_no_change_from_python_is_refused(plain_lab):
+    # Runs before the tests below edit the second explorer: the notebook's last cell set its
+    # ops to "" from Python, so it shows (2, 3). "Run All" runs that cell before the page
+    # has opened the output's comm, so Panel sends its messages later, each on a timer of
+    # its own; they were drawn out of order, a later one referring the page to the
+    # stylesheet model an earlier one defined, and Bokeh refused it ("reference ... isn't
+    # known": in 5 of 7 runs, the change not drawn). An explorer's change now goes as one
+    # message (explorer.notebook.one_message).
+    context, page = plain_lab
+    second = in_view(explorers(page).nth(1))
+    try:  # drawn, or (see the next test) lost: either way, nothing was refused
+        expect(second.locator(".candela-shape").first).to_have_text(
+            expected_fields()[1][0], timeout=15_000
+        )
+    except AssertionError:
+        pass
+    assert [e for e in context.errors if "isn't known" in e] == [], context.errors
+
+
 @pytest.mark.xfail(
-    reason="with the patches off, a change from Python is often not drawn: Panel 1.9's own "
-    "update of a component's styling sends the page references to stylesheet models it never "
-    "sent, Bokeh refuses the message ('reference ... isn't known'); quick_updates avoids it",
+    reason="Panel's message sent as the page opens the output's comm is now and then lost "
+    "(the page never hears it; once its receiver saw a message's buffer first)",
     strict=False,
 )
 def test_with_every_patch_off_a_change_from_python_is_drawn(plain_lab):
-    # Runs before the test below edits the second explorer: the notebook's last cell set its
-    # ops to "" from Python, so it shows (2, 3). Seen here: lost in 5 of 7 runs with every
-    # patch off; with PANEL_INLINE=false and only quick_updates off, in 3 of 3 (each with
-    # Bokeh's "reference ... isn't known"); with PANEL_INLINE=false and every patch on, in
-    # none of 4.
+    # With one_message: drawn in 21 of 26 runs; in the 5 others the page kept (3, 2) (for
+    # 90 s, where waited for) with no message refused; once with Bokeh's "Expected text
+    # fragment but received binary fragment": the page missed the start of the message.
     _, page = plain_lab
     second = in_view(explorers(page).nth(1))
     expect(second.locator(".candela-shape").first).to_have_text(
@@ -161,8 +177,7 @@ def test_with_every_patch_off_jupyterlab_draws_and_edits_both_explorers(plain_la
     page.keyboard.press("ArrowRight")
     expect(odometer).to_contain_text("element 2 of", timeout=10_000)
     assert context.blocked == [], context.blocked
-    # Panel 1.9's own: a pane redrawn from the kernel can refer the page to a stylesheet
-    # model it never sent, and Bokeh logs it (inline_panes mends the explorer's panes when
-    # on). Nothing else may go wrong.
-    unknown = re.compile(r"console: \S+: reference [\w-]+ isn't known")
-    assert [e for e in context.errors if not unknown.match(e)] == [], context.errors
+    # No message refused, no script failed; the page missing the start of a message sent
+    # as it opened the comm (the expected failure above) is Panel's, not this test's.
+    lost = "Expected text fragment but received binary fragment"
+    assert [e for e in context.errors if lost not in e] == [], context.errors
