@@ -38,6 +38,7 @@ from explorer.keys import Keys
 from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import one_message, repr_mimebundle
+from explorer.patches import is_on
 from explorer.patches.inline_once import InlineOnce
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -389,11 +390,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # out for each before the figures' data came last. In a notebook Panel's hold does
         # nothing (no current document): there each output's changes are sent together
         # (one_message), so none refers the page to a model an overtaken one defines.
+        # With inline_once on, every sheet an output uses is sent with it and Panel's own
+        # messages refer to nothing unsent; holding them too then lost a change made from
+        # Python as an output opened (JupyterLab), so there they go as Panel sends them.
         if not self._built:
             return super()._batch()
         batch = contextlib.ExitStack()
         batch.enter_context(pn.io.hold())
-        batch.enter_context(one_message([view.root for view in self._views]))
+        if not is_on("inline_once"):
+            batch.enter_context(one_message([view.root for view in self._views]))
         return batch
 
     _built = False
