@@ -150,7 +150,8 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         "labels": _plain(blocks),
         "label_sizes": {
             kind: block_size(kind, len(rows["text"]) if rows else 0)
-            for fig in LABEL_BLOCKS for kind, rows in blocks[fig]
+            for fig in LABEL_BLOCKS
+            for kind, rows in blocks[fig]
         },
         "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
