@@ -90,7 +90,6 @@ def ensure_extension() -> None:
     import panel as pn
     from panel.config import panel_extension
 
-    from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
 
     if not in_notebook():
@@ -112,7 +111,8 @@ def ensure_extension() -> None:
     # stops taking the kernel's changes. With the patch off, Panel's links stay.
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
-        inline_once()  # and the explorer's outputs inline their stylesheets in one pass
+        # (explorer.patches.inline_once, which inlines an output's sheets in one pass, is
+        # not turned on here: see its module.)
     from panel.io.state import state
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
