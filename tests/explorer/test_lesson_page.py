@@ -432,7 +432,7 @@ def test_offline_lesson_shows_a_verdict_code_as_code(open_lesson):
     page = open_lesson("challenges")
     page.locator(".candela-show-me button").click()
     shown = page.locator(".candela-verdict-shown")
-    expect(shown.locator("code").first).to_have_text(".transpose()")
+    expect(shown.locator("code").first).to_have_text(".t()")  # the solution, as code
     assert "`" not in shown.inner_text()
 
 
