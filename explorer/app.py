@@ -37,8 +37,7 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
-from explorer.notebook import one_message, repr_mimebundle
-from explorer.patches import is_on
+from explorer.notebook import one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
@@ -210,6 +209,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.classroom = Classroom(self, on_reveal=self._play)
         self.keys.on_key = self.classroom.on_key
         self.keys.on_room = self._on_room
+        self.keys.on_shown = lambda: output_drawn(pn.state.curdoc)
         #: The lesson panel and the keyboard help: the page's right-hand column.
         self.lesson_area = self.classroom.panel
         self.lesson_area.param.update(
@@ -222,12 +222,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._views: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
-        self.param.watch(self._on_columns, ["columns"])
-        self.param.watch(self._on_compare, ["compare_result", "compare"])
-        self.param.watch(self._on_unit, ["unit"])
-        self.param.watch(self._show_error, ["error"])
-        self.param.watch(self._apply_view_state, ["presenter", "concealed"])
-        self.param.watch(self._on_theme, ["theme"])
+        self.watch_batched(self._on_columns, ["columns"])
+        self.watch_batched(self._on_compare, ["compare_result", "compare"])
+        self.watch_batched(self._on_unit, ["unit"])
+        self.watch_batched(self._show_error, ["error"])
+        self.watch_batched(self._apply_view_state, ["presenter", "concealed"])
+        self.watch_batched(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
             if CSS not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, CSS]
@@ -388,17 +388,13 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # name) held and sent as one message: without it Panel sent each widget's change
         # as a message of its own (six for a pipeline edit), and the browser laid the page
         # out for each before the figures' data came last. In a notebook Panel's hold does
-        # nothing (no current document): there each output's changes are sent together
-        # (one_message), so none refers the page to a model an overtaken one defines.
-        # With inline_once on, every sheet an output uses is sent with it and Panel's own
-        # messages refer to nothing unsent; holding them too then lost a change made from
-        # Python as an output opened (JupyterLab), so there they go as Panel sends them.
+        # nothing (no current document): there each output's changes are sent together,
+        # once the page has drawn the output (one_message).
         if not self._built:
             return super()._batch()
         batch = contextlib.ExitStack()
         batch.enter_context(pn.io.hold())
-        if not is_on("inline_once"):
-            batch.enter_context(one_message([view.root for view in self._views]))
+        batch.enter_context(one_message([view.root for view in self._views]))
         return batch
 
     _built = False
@@ -500,6 +496,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # A page says how much room its figures have: its own views' cells sized to it
         # (an explorer shown on two pages has a view in each, each page its own room).
         doc = pn.state.curdoc
+        output_drawn(doc)  # (a page that sends its room has drawn the output)
         resized = []
         with pn.io.hold():
             for view in self._views:
@@ -514,7 +511,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         if doc is not None and doc.session_context is None:
             # In a notebook a message from the page changes the figures' Bokeh models
             # outside any widget's change, which Panel would send: sent here.
-            pn.io.push_notebook(*(view.root for view in resized))
+            push_drawn(view.root for view in resized)
 
     def _on_unit(self, event) -> None:
         with pn.io.hold():

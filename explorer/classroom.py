@@ -62,8 +62,8 @@ class Classroom:
         self.panel = self._build_panel()
         self._message_text: str | None = None
         self._carried: list[str] = []  # a fallback's message, shown once the fallback is on
-        state.param.watch(self._show_lesson, ["lesson", "step"])
-        state.param.watch(self._on_unit, ["unit"])
+        state.watch_batched(self._show_lesson, ["lesson", "step"])
+        state.watch_batched(self._on_unit, ["unit"])
         self._show_lesson()
 
     # ------------------------------------------------------------------ public

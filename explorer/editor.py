@@ -34,7 +34,7 @@ class Editor:
         self.state = state
         self.arg_widgets: dict[str, list] = {}
         self._build()
-        state.param.watch(self._show_state, ["shape", "ops", "result", "unit"])
+        state.watch_batched(self._show_state, ["shape", "ops", "result", "unit"])
         self._show_state()
 
     # ------------------------------------------------------------------ building

@@ -5,7 +5,8 @@ and only on the explorer that has the focus or was clicked last. ``n`` and
 ``p`` and the back/forward buttons come to the server as messages:
 :class:`Keys` hands them to the callbacks it was given. So does the room the
 figures have (their column's width and the window's height, at load and on every
-resize), which sizes their cells to fit the screen.
+resize), which sizes their cells to fit the screen, and the word that the page has
+drawn the component (and the notebook output around it).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class Keys(JSComponent):
         self.on_key = on_key
         #: Called with the query string the back or forward button brought.
         self.on_history = on_history
+        #: Called when the page has drawn this component (and the output around it).
+        self.on_shown: Callable[[], None] | None = None
         #: Called with the width (px) of the figures' column and the window's height (and
         #: the height the two figures have of it, once the page has measured it).
         self.on_room: Callable[..., None] | None = None
@@ -67,7 +70,9 @@ class Keys(JSComponent):
         if not isinstance(msg, dict):
             return
         key, search, room = msg.get("key"), msg.get("search"), msg.get("room")
-        if _is_room(room) and self.on_room is not None:
+        if msg.get("shown") is True and self.on_shown is not None:
+            self.on_shown()
+        elif _is_room(room) and self.on_room is not None:
             self.on_room(*(int(v) for v in room))
         elif key in ("next", "previous") and self.on_key is not None:
             self.on_key(key)

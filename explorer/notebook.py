@@ -21,16 +21,20 @@ redrawn from the kernel (:mod:`explorer.patches.inline_panes`) acts on the
 explorer's panes only.
 
 One change of an explorer reaches each of its outputs as one message
-(:func:`one_message`). Panel sends a notebook output's changes one component at a
-time, each message as soon as its component has changed, and while the page has not
-yet opened the output's comm (a cell changing an explorer right after the cell that
-showed it, in "Run All") it sends each later, on a timer of its own: once the comm
-opens, a later message can overtake an earlier one. Panel's styling update of the
-first pane redrawn makes a stylesheet model (``loading.css``, under a URL that
-differs from the one drawn first) that the next ones refer to; overtaken, those
-referred the page to a model it had not got, Bokeh refused them ("reference ...
-isn't known") and the change was not drawn. Held and sent together, a change's
-references are all to models drawn before or defined in its own message.
+(:func:`one_message`), and only once the page has drawn that output. Panel sends a
+notebook output's changes as soon as the output's comm is open, and the page opens
+the comm before it has built the output's views; until they are built, Panel's page
+side drops every message that comes (its receiver looks the output up among the
+drawn ones and returns). A change made from Python in the cell after the one that
+showed the explorer ("Run All") came in that gap, on a loaded machine often: it was
+never drawn, or its first parts were dropped and the rest refused ("Expected text
+fragment but received binary fragment"). Each output's changes are held in its
+document until the explorer's keyboard component, drawn, says so
+(:func:`output_drawn`), then sent at once; later ones go as they come. Held and sent
+together, a change's references are also all to models drawn before or defined in
+its own message (Panel sends one component's change at a time, each later, on a timer
+of its own, while the comm is not open: overtaken, a change referred the page to a
+stylesheet model it had not got).
 
 A cell run again lets go of the explorer outputs it showed before (the front end
 clears them): this module remembers which outputs each cell showed, and
@@ -52,6 +56,8 @@ __all__ = [
     "ensure_extension",
     "in_notebook",
     "one_message",
+    "output_drawn",
+    "push_drawn",
     "repr_mimebundle",
     "repr_text",
 ]
@@ -90,6 +96,7 @@ def ensure_extension() -> None:
     import panel as pn
     from panel.config import panel_extension
 
+    from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
 
     if not in_notebook():
@@ -111,8 +118,7 @@ def ensure_extension() -> None:
     # stops taking the kernel's changes. With the patch off, Panel's links stay.
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         pn.config.inline = True
-        # (explorer.patches.inline_once, which inlines an output's sheets in one pass, is
-        # not turned on here: see its module.)
+        inline_once()  # and the explorer's outputs inline their stylesheets in one pass
     from panel.io.state import state
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
@@ -164,33 +170,94 @@ def _still_lines(explorer) -> list[str]:
 
 #: The roots of the :func:`one_message` blocks open on each thread, outermost first.
 _holding = threading.local()
+#: Held while a change is made and sent, and while a page's word that it drew an output
+#: is acted on: the kernel handles a page's messages on threads of their own (comms over
+#: subshells), and one output's messages must not be sent from two threads at once.
+_sending = threading.RLock()
+#: The outputs (Panel's ids of their roots) a page has said it drew.
+_drawn: set[str] = set()
+#: The messages made for each output before its page drew it, oldest first.
+_waiting: dict[str, list] = {}
 
 
 @contextlib.contextmanager
 def one_message(roots: Iterable) -> Iterator[None]:
-    """Send what changes inside as one message to each notebook output of ``roots``.
+    """Send what changes inside as one message to each drawn notebook output of ``roots``.
 
     ``roots`` are Panel components shown in outputs. Panel's ``block_comm`` keeps every
     change in its output's document (Panel holds a notebook output's document) and
-    ``push_notebook`` sends each document's held changes at the end. Nested blocks (on
-    one thread) send when the outermost ends (``block_comm`` is Panel's, one flag for the
-    process). A served page's components have no comm: nothing is pushed to them, and
-    their changes go as Panel sends them (``block_comm`` holds only comm messages).
+    :func:`push_drawn` sends each document's held changes at the end, to the outputs a
+    page has drawn; the others keep them until it has (:func:`output_drawn`). Nested
+    blocks (on one thread) send when the outermost ends (``block_comm`` is Panel's, one
+    flag for the process). A served page's components have no comm: nothing is pushed
+    to them, and their changes go as Panel sends them (``block_comm`` holds only comm
+    messages).
     """
     import panel as pn
 
     holding = _holding.__dict__.setdefault("roots", [])
     holding.append(list(roots))
-    try:
-        if len(holding) > 1:
-            yield
-            return
-        with pn.io.block_comm():
-            yield
-    finally:
-        if len(holding) == 1:
-            pn.io.push_notebook(*(root for held in holding for root in held))
-        holding.pop()
+    with _sending:
+        try:
+            if len(holding) > 1:
+                yield
+                return
+            with pn.io.block_comm():
+                yield
+        finally:
+            if len(holding) == 1:
+                push_drawn(root for held in holding for root in held)
+            holding.pop()
+
+
+def _outputs() -> dict:
+    """Panel's notebook outputs: root id -> (component, root model, document, comm)."""
+    from panel.io.state import state
+
+    return getattr(state, "_views", None) or {}  # Panel's registry, read only
+
+
+def push_drawn(roots: Iterable) -> None:
+    """Send each output of ``roots`` its changes; keep them for an output not drawn yet.
+
+    A change for an output the page has not said it drew is taken out of the output's
+    document as Panel's message, at once (Panel's handler of a message from the page
+    lets go of whatever a document holds), and kept, in order, until it has.
+    """
+    from panel.io.model import diff
+    from panel.io.notebook import push
+
+    outputs = _outputs()
+    with _sending:
+        for root in roots:
+            for ref in list(getattr(root, "_models", ())):  # Panel's: the root's outputs
+                output = outputs.get(ref)
+                if output is None or output[3] is None:
+                    continue  # not a notebook output (a served page's model)
+                if ref in _drawn:
+                    push(output[2], output[3])
+                elif (message := diff(output[2])) is not None:
+                    _waiting.setdefault(ref, []).append(message)
+
+
+def output_drawn(doc) -> None:
+    """A page says it drew the notebook output whose document is ``doc``: send its changes.
+
+    The explorer's keyboard component says so in a task after its render: by then the
+    page has built the whole output and Panel's page side takes its messages.
+    """
+    if doc is None or doc.session_context is not None:  # a served page: no comm
+        return
+    from panel.io.notebook import push
+
+    with _sending:
+        for ref, output in list(_outputs().items()):
+            if output[2] is not doc or output[3] is None:
+                continue
+            _drawn.add(ref)
+            for message in _waiting.pop(ref, []):  # in the order they were made
+                push(output[2], output[3], msg=message)
+            push(output[2], output[3])
 
 
 # ---------------------------------------------------------------- outputs that are gone
@@ -222,6 +289,8 @@ def _on_pre_run_cell(info) -> None:
             del _loader_cells[page]
     for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
         # Panel keeps them otherwise (explorer.patches.forget_outputs, a pyviz_comms bug).
+        _drawn.discard(ref)
+        _waiting.pop(ref, None)
         if forget_output(ref):
             _let_go[0] = True
 

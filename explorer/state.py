@@ -13,6 +13,7 @@ import contextlib
 import math
 import re
 import reprlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import param
@@ -411,6 +412,10 @@ class ExplorerState(param.Parameterized):
         A bad compare pipeline sets ``error`` (naming it) and keeps the last good
         second view, as a bad first pipeline does.
         """
+        with self._batch():
+            self._evaluate_compare_now()
+
+    def _evaluate_compare_now(self) -> None:
         text = self.compare if isinstance(self.compare, str) else ""
         ours = self.error is not None and self.error.startswith("compare: ")
         if not text.strip():
@@ -432,6 +437,21 @@ class ExplorerState(param.Parameterized):
             self.param.update(compare_result=kept, error=f"compare: {exc}")
             return
         self.param.update(compare_result=result, **({"error": None} if ours else {}))
+
+    def watch_batched(self, handler: Callable[..., object], names: list[str]) -> None:
+        """Run ``handler(*events)`` when any of ``names`` changes, in one :meth:`_batch`.
+
+        Every watcher that redraws part of the page on a change of this state is
+        registered so: a change made from Python (``ex.ops = ...`` in a notebook) then
+        reaches each output in as few messages as a typed edit, and only once the page
+        has drawn it (:func:`explorer.notebook.one_message`).
+        """
+
+        def run(*events):
+            with self._batch():
+                return handler(*events)
+
+        self.param.watch(run, names)
 
     def _batch(self):
         """The context one change of the inputs and everything it redraws is made in.

@@ -158,7 +158,7 @@ class UrlSync:
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
         self.corrected = False
-        st.param.watch(
+        st.watch_batched(
             self.write,
             ["result", "compare_result", "unit", "lesson", "step", "presenter", "theme"],
         )

@@ -17,12 +17,6 @@ change (its models collected once), each file read once per process, and one
 from the kernel (:mod:`explorer.patches.inline_panes`) use the same sheets. Off, Panel
 inlines as it does.
 
-Not turned on by the explorer for now (call :func:`inline_once` to): with it on, a
-change made from Python right after an explorer was displayed was now and then not
-drawn in JupyterLab on a loaded machine (``test_jupyterlab.py``, 3 of 10 tests under a
-test run's load; all pass with it off). Why is not found yet; the output is 0.67 MB
-and a display about 0.6 s of CPU without it, 0.23 MB and 0.26 s with it.
-
 Reproduction (for upstream): in a notebook, ``pn.extension(inline=True)``, then time
 ``pn.Column(*[pn.pane.HTML(str(i)) for i in range(40)])._repr_mimebundle_()`` and
 count ``InlineStyleSheet`` models in its output: one per link, each a separate read

@@ -14,9 +14,9 @@ go through Panel), and an HTML pane's new ``object`` sets its model's text
 
 Off, in a notebook, the first pane Panel redraws makes a new stylesheet model
 (``loading.css``, under another URL than the one drawn first) that the panes redrawn
-after it refer to. That is safe because the explorer sends one change to an output as
-one message (:func:`explorer.notebook.one_message`): Panel's separate messages could
-arrive out of order, and Bokeh refused one referring to a model not yet received.
+after it refer to. That is safe because the explorer sends an output its changes in the
+order they were made (:func:`explorer.notebook.one_message`): Panel's separate messages
+could arrive out of order, and Bokeh refused one referring to a model not yet received.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ recording comm in place of the page's, then changes from Python.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +48,7 @@ from panel.io.model import add_to_doc
 from panel.io.resources import set_resource_mode
 
 from explorer import Explorer, show
+from explorer.notebook import output_drawn
 
 
 class Page:
@@ -90,10 +93,18 @@ first = show(np.arange(12, dtype=np.float32).reshape(3, 4).T)
 second = Explorer(shape=(2, 3), ops=".transpose()")
 outputs = [shown(first), shown(second)]
 changes = json.loads(sys.argv[1])
+# "drawn": the page says it drew both outputs before the changes; "late": after them
+# (the changes made as the page still builds the outputs: all held until it says so).
+late = sys.argv[2] == "late"
+if not late:
+    for doc, _, _ in outputs:
+        output_drawn(doc)
 report = []
-for change in changes:
-    before = [len(page.texts) for _, page, _ in outputs]
-    second.param.update(**change)
+held = []
+
+
+def check(change, before, in_order=False):
+    "What each output got since ``before`` (its count of texts): the law's report."
     for output, ((doc, page, drawn), start) in enumerate(zip(outputs, before)):
         models = {m.id for m in doc.models}
         sent = []
@@ -103,23 +114,44 @@ for change in changes:
             defined, refs = set(), set()
             walk(json.loads(text), defined, refs)
             sent.append(defined)
+            if in_order:  # sent one after another, each drawn before the next comes
+                drawn |= defined
             report.append({
                 "change": change,
                 "output": output,
                 "unknown": sorted((refs & models) - drawn - defined),
             })
         drawn |= set().union(*sent)  # the next change's messages come after these
+
+
+for change in changes:
+    before = [len(page.texts) for _, page, _ in outputs]
+    second.param.update(**change)
+    held.append([len(page.texts) - n for (_, page, _), n in zip(outputs, before)])
+    if not late:
+        check(change, before)
+    else:  # a message from the page comes, as Panel's handler takes it: held, let go
+        for doc, _, _ in outputs:
+            policy = doc.callbacks.hold_value
+            doc.hold()
+            doc.unhold()
+            doc.hold(policy)
+if late:
+    for doc, _, _ in outputs:
+        output_drawn(doc)
+    check({"held": changes}, [0, 0], in_order=True)
 print(json.dumps({"report": report, "shape": list(second.layout.shape),
-                  "error": second.error}))
+                  "error": second.error, "held": held,
+                  "texts": [page.texts for _, page, _ in outputs]}))
 """
 
 
-def run(plain: str) -> dict:
+def run(plain: str, drawn: str = "drawn") -> dict:
     env = {k: v for k, v in __import__("os").environ.items() if k != "CANDELA_PLAIN"}
     if plain:
         env["CANDELA_PLAIN"] = plain
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(CHANGES)],
+        [sys.executable, "-c", SCRIPT, json.dumps(CHANGES), drawn],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -144,3 +176,36 @@ def test_every_reference_in_a_change_from_python_is_to_a_model_the_page_has(plai
     # The changes themselves were made: the last shape, and the refused op left no error.
     assert result["shape"] == [5, 4]
     assert result["error"] is None
+
+
+def strings(obj) -> list[str]:
+    """Every string value in a decoded message."""
+    if isinstance(obj, str):
+        return [obj]
+    values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else []
+    return [s for value in values for s in strings(value)]
+
+
+@pytest.mark.parametrize("plain", ["1", ""], ids=["patches-off", "patches-on"])
+def test_changes_made_before_the_page_drew_the_output_reach_it_once_drawn_in_order(plain):
+    # Panel's page side drops a message that comes before it has built the output (in
+    # JupyterLab's "Run All" the cell after a display changes it as the page builds it):
+    # nothing goes until the page says it drew the output, then everything held, in the
+    # order it was made, though messages from the page came in between (Panel's handler
+    # of one lets go of whatever the output's document held).
+    result = run(plain, "late")
+    assert result["held"] == [[0, 0]] * len(CHANGES), result["held"]
+    report = result["report"]
+    assert report and {r["output"] for r in report} == {1}, report  # the changed output only
+    assert [r for r in report if r["unknown"]] == []
+    # The last message carries the last state (the fields of (4, 5) transposed and
+    # flipped): drawn last, it is what the page shows.
+    texts = [t for t in result["texts"][1] if t.startswith('{"events"')]
+    shapes = [
+        m
+        for text in texts
+        for s in map(html.unescape, strings(json.loads(text)))
+        for m in re.findall(r'candela-shape">([^<]*)<', s)
+    ]
+    assert shapes and shapes[-1] == "(5, 4)", shapes
+    assert result["shape"] == [5, 4]
