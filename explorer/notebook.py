@@ -15,10 +15,9 @@ explorer renders with no network: by default Panel would fetch them from
 cdn.bokeh.org and cdn.holoviz.org. ``PANEL_INLINE=false`` in the kernel's
 environment turns that off (smaller notebooks, but a network is needed), and so
 does ``CANDELA_PLAIN=1`` (Panel's inline mode needs a patch for panes redrawn from
-the kernel). Once an explorer has been displayed, the kernel's other Panel outputs
-are inlined too: the setting is Panel's, for the whole kernel; the fix for panes
-redrawn from the kernel (:mod:`explorer.patches.inline_panes`) acts on the
-explorer's panes only.
+the kernel). Panel's setting is turned on only while the explorer's own outputs are
+made and changed (:func:`inline_resources`, Panel's ``pn.config.set``): the kernel's
+other Panel outputs keep the kernel's setting, CDN links by default.
 
 One change of an explorer reaches each of its outputs as one message
 (:func:`one_message`), and only once the page has drawn that output. Panel sends a
@@ -55,6 +54,7 @@ from .patches.forget_outputs import forget_output
 __all__ = [
     "ensure_extension",
     "in_notebook",
+    "inline_resources",
     "one_message",
     "output_drawn",
     "push_drawn",
@@ -117,13 +117,14 @@ def ensure_extension() -> None:
     # it a redrawn pane refers the page to stylesheets it was never sent, and the page
     # stops taking the kernel's changes. With the patch off, Panel's links stay.
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
-        pn.config.inline = True
+        _inline[0] = True
         inline_once()  # and the explorer's outputs inline their stylesheets in one pass
     from panel.io.state import state
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
     shown = set(views or ())
-    pn.extension()
+    with inline_resources():
+        pn.extension()
     # Panel's extension displays outputs of its own (its browser_info model) in this
     # cell: forgotten with the cell's other outputs when it runs again.
     for ref in set(views or ()) - shown:
@@ -137,7 +138,8 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     if not in_notebook():
         return {"text/plain": repr_text(explorer)}, {}
     ensure_extension()
-    bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
+    with inline_resources():
+        bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
     _add_still(explorer, bundle)
     try:
         _remember_output(bundle[1][EXEC_MIME]["id"])
@@ -166,6 +168,29 @@ def _still_lines(explorer) -> list[str]:
         f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
         f"offset {layout.offset}  len {layout.len}",
     ]
+
+
+#: Whether the explorer's outputs carry Panel's resources inline (set with the extension).
+_inline: list[bool] = [False]
+
+
+@contextlib.contextmanager
+def inline_resources() -> Iterator[None]:
+    """Panel's inline mode (``pn.config.inline``) inside, if the explorer's outputs use it.
+
+    Panel reads the setting when it makes an output and whenever it redraws a part of
+    one; the explorer's are made and changed inside this (:func:`repr_mimebundle`,
+    :func:`one_message`), so every other Panel output of the kernel keeps the kernel's
+    own setting. Held with :data:`_sending`: ``pn.config.set`` puts the old values back
+    on leaving, which must not happen while another thread is inside.
+    """
+    if not _inline[0]:
+        yield
+        return
+    import panel as pn
+
+    with _sending, pn.config.set(inline=True):
+        yield
 
 
 #: The roots of the :func:`one_message` blocks open on each thread, outermost first.
@@ -197,7 +222,7 @@ def one_message(roots: Iterable) -> Iterator[None]:
 
     holding = _holding.__dict__.setdefault("roots", [])
     holding.append(list(roots))
-    with _sending:
+    with _sending, inline_resources():
         try:
             if len(holding) > 1:
                 yield

@@ -179,3 +179,22 @@ def test_the_kernel_keeps_no_copy_of_an_explorers_html(tmp_path):
     assert json.loads(bundles).count(["image/svg+xml", "text/plain"]) == 2, bundles
     assert "text/html" not in bundles and PANEL_EXEC not in bundles and PANEL_LOAD not in bundles
     assert int(chars) < html / 10, (chars, html)
+
+
+def test_other_panel_outputs_of_the_kernel_keep_panels_own_resources(tmp_path):
+    # The explorer's outputs carry Panel's resources inline (they draw offline); Panel's
+    # setting is on only while they are made and changed, so a Markdown pane shown after
+    # one is Panel's own output, its stylesheets linked from Panel's CDN as by default.
+    cells = run_cells(
+        tmp_path,
+        [
+            "import explorer\nex = explorer.Explorer(shape=(3, 4))\nex",
+            "ex.ops = '.transpose()'\nimport panel as pn\nprint(pn.config.inline)",
+            "pn.pane.Markdown('plain *text*')",
+        ],
+    )
+    (shown,) = [o for o in cells[0].outputs if "image/svg+xml" in o.get("data", {})]
+    (markdown,) = [o for o in cells[2].outputs if PANEL_EXEC in o.get("data", {})]
+    assert "cdn.holoviz.org/panel" not in shown["data"]["text/html"]
+    assert stdout(cells[1]) == ["False"]
+    assert "cdn.holoviz.org/panel" in markdown["data"]["text/html"]
