@@ -210,13 +210,22 @@ def test_rerunning_an_explorer_cell_drops_the_views_that_are_gone(browser, jupyt
         offline.close()
 
 
-def test_a_notebook_saved_after_its_first_explorer_cell_ran_again_reopens_drawn(browser, jupyter):
-    # The first explorer's output carries Panel's JavaScript; running that cell again
-    # clears it. Saved then and reopened with no kernel running, every output must draw.
+@pytest.mark.parametrize(
+    "order, last, loader",
+    [((0, 1, 2, 1), (1, 4), 1), ((0, 2, 1), (1, 3), 2)],
+    ids=["first-explorer-cell-again", "lower-explorer-cell-first"],
+)
+def test_a_notebook_saved_after_cells_ran_in_any_order_reopens_drawn(
+    browser, jupyter, order, last, loader
+):
+    # The first explorer a page displays carries Panel's JavaScript. Running that cell
+    # again clears it (the next explorer carries it again); an explorer cell run after a
+    # lower one sits above the output that carries it. Saved then and reopened with no
+    # kernel running, every output must draw.
     set_comms_over_subshells(jupyter, "perCommTarget")
     name = write_notebook(
         jupyter,
-        "saved.ipynb",
+        f"saved-{len(order)}.ipynb",
         [
             "import explorer",
             "ex1 = explorer.Explorer(shape=(3, 4))\nex1",
@@ -226,16 +235,26 @@ def test_a_notebook_saved_after_its_first_explorer_cell_ran_again_reopens_drawn(
     offline = Offline(browser)
     try:
         page = open_notebook(offline, jupyter, name)
-        for i in (0, 1, 2, 1):
+        for i in order:
             run_cell(page, jupyter, name, i)
         expect(explorers(page)).to_have_count(2, timeout=60_000)
         page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".jp-InputPrompt").click()
         page.keyboard.press("Control+s")
         path = jupyter.notebooks / name
         deadline = time.monotonic() + 30
-        while saved_count(path, 1) != 4:
+        while saved_count(path, last[0]) != last[1]:
             assert time.monotonic() < deadline, "the notebook was not saved"
             page.wait_for_timeout(200)
+        # The cell whose output carries Panel's JavaScript: in the second order, below
+        # the explorer cell run last.
+        saved = json.loads(path.read_text())["cells"]
+        carriers = {
+            i
+            for i, cell in enumerate(saved)
+            for output in cell.get("outputs", [])
+            if "application/vnd.holoviews_load.v0+json" in output.get("data", {})
+        }
+        assert carriers == {loader}, carriers
         page.close()
         for session in jupyter.sessions():
             request = urllib.request.Request(
