@@ -262,7 +262,55 @@ def push_drawn(roots: Iterable) -> None:
                 if ref in _drawn:
                     push(output[2], output[3])
                 elif (message := diff(output[2])) is not None:
+                    first = ref not in _waiting
                     _waiting.setdefault(ref, []).append(message)
+                    if first:
+                        _send_anyway_later(ref)
+
+
+#: How long an output's comm may be open with no word from the page that it drew the
+#: output before what was held for it is sent anyway (a page whose scripts failed, a
+#: front end that draws Panel's outputs some other way): seconds.
+DRAWN_WAIT_S = 10.0
+#: How long the kernel looks for the comm of an output held for at all (no page opened
+#: it, as when nbclient runs a notebook with no page): seconds.
+OPEN_WAIT_S = 600.0
+
+
+def _send_anyway_later(ref: str, opened: float | None = None, since: float | None = None) -> None:
+    """Send ``ref``'s held changes once its comm has been open :data:`DRAWN_WAIT_S`."""
+    import time
+
+    from tornado.ioloop import IOLoop
+
+    now = time.monotonic()
+    since = now if since is None else since
+    output = _outputs().get(ref)
+    if ref in _drawn or ref not in _waiting or output is None:
+        return
+    if getattr(output[3], "_comm", True) is not None:  # pyviz_comms': set once it opened
+        opened = now if opened is None else opened
+        if now - opened >= DRAWN_WAIT_S:
+            _send_held(ref, output)
+            return
+    elif now - since >= OPEN_WAIT_S:
+        return  # never opened: what was held goes with the output when it is forgotten
+    try:
+        later = min(1.0, DRAWN_WAIT_S / 4)
+        IOLoop.current().call_later(later, lambda: _send_anyway_later(ref, opened, since))
+    except Exception:  # no event loop to wait on: sent when the page says it drew it
+        pass
+
+
+def _send_held(ref: str, output) -> None:
+    """Send what was held for the output ``ref``, in order, then anything newer."""
+    from panel.io.notebook import push
+
+    with _sending:
+        _drawn.add(ref)
+        for message in _waiting.pop(ref, []):  # in the order they were made
+            push(output[2], output[3], msg=message)
+        push(output[2], output[3])
 
 
 def output_drawn(doc) -> None:
@@ -273,16 +321,10 @@ def output_drawn(doc) -> None:
     """
     if doc is None or doc.session_context is not None:  # a served page: no comm
         return
-    from panel.io.notebook import push
-
     with _sending:
         for ref, output in list(_outputs().items()):
-            if output[2] is not doc or output[3] is None:
-                continue
-            _drawn.add(ref)
-            for message in _waiting.pop(ref, []):  # in the order they were made
-                push(output[2], output[3], msg=message)
-            push(output[2], output[3])
+            if output[2] is doc and output[3] is not None:
+                _send_held(ref, output)
 
 
 # ---------------------------------------------------------------- outputs that are gone
