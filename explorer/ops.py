@@ -85,6 +85,9 @@ class Op:
     also: tuple[str, ...] = ()
     #: ``permute(1, 0)`` and ``permute((1, 0))`` both accepted (candela reads both).
     spread: bool = False
+    #: Keywords that name a spread op's positions one by one, in order (PyTorch's
+    #: ``transpose(dim0=0, dim1=1)``).
+    position_keywords: tuple[str, ...] = ()
     #: Written as a Python subscript, ``[1:, ::-2]``, not as a method call.
     bracket: bool = False
     #: Written without parentheses, as a property: ``.T``.
@@ -252,6 +255,7 @@ register(
         numpy="a.T / a.transpose(2, 0, 1)",
         torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
         spread=True,
+        position_keywords=("dim0", "dim1"),
     )
 )
 register(

@@ -233,6 +233,8 @@ def _read_step(call: ast.Call) -> Step:
 def _with_keywords(op, nodes: list, keywords: list) -> list:
     """Keyword arguments (``diagonal(offset=1)``, NumPy's and PyTorch's names too: ``dims=``)
     put in their places, or refused by name."""
+    if op.position_keywords and any(kw.arg in op.position_keywords for kw in keywords):
+        return _with_position_keywords(op, nodes, keywords)
     names = [a.name for a in op.args]
     spelled = {other: a.name for a in op.args for other in (a.name, *a.also)}
     given = {}
@@ -253,6 +255,23 @@ def _with_keywords(op, nodes: list, keywords: list) -> list:
             raise _Reject(f"give `{name}` too, or pass the arguments by position ({op.signature})")
         out.append(given.pop(name))
     return out
+
+
+def _with_position_keywords(op, nodes: list, keywords: list) -> list:
+    """``transpose(dim0=0, dim1=2)``: each keyword names one position, in order."""
+    names = op.position_keywords
+    given = {}
+    for kw in keywords:
+        if kw.arg not in names:
+            listed = ", ".join(f"`{n}`" for n in names)
+            raise _Reject(f"`{op.name}` takes {listed} or positions, not `{kw.arg}`")
+        if names.index(kw.arg) < len(nodes) or kw.arg in given:
+            raise _Reject(f"`{kw.arg}` is given twice")
+        given[kw.arg] = kw.value
+    missing = [n for n in names[len(nodes) :] if n not in given]
+    if missing:
+        raise _Reject(f"give `{missing[0]}` too ({op.name}({', '.join(names)}))")
+    return [*nodes, *(given[n] for n in names[len(nodes) :])]
 
 
 def _read_subscript(node: ast.Subscript) -> Step:

@@ -397,6 +397,8 @@ def test_the_help_tells_numpys_subscript_from_candelas_slice_as_they_behave():
         ),
         (".diagonal(offset=0, axis1=1, axis2=0)", ".diagonal(0, 1, 0)", (3, 4)),
         (".swapaxes(dim0=0, dim1=1)", ".swapaxes(0, 1)", (3, 4)),
+        (".transpose(dim0=0, dim1=2)", ".transpose(0, 2)", (2, 3, 4)),  # PyTorch's swap
+        (".transpose(1, dim1=0)", ".transpose(1, 0)", (3, 4)),
         (".swapdims(0, 1)", ".swapaxes(0, 1)", (3, 4)),  # PyTorch's other name
         (".broadcast_to((2, 3, 4))", ".broadcast((2, 3, 4))", (3, 4)),  # both libraries'
         (".T.copy()", ".T.as_contiguous()", (3, 4)),  # NumPy's copy: C order
@@ -407,6 +409,20 @@ def test_numpys_and_pytorchs_keywords_and_other_names_are_the_same_steps(theirs,
     assert format_pipeline(parse(theirs)) == theirs  # ...as the user typed them
     got, want = (apply(parse(t), Tensor.arange(shape))[-1] for t in (theirs, ours))
     assert got.layout == want.layout and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (".transpose(dim0=1)", "give `dim1` too"),
+        (".transpose(0, dim0=1)", "`dim0` is given twice"),
+        (".transpose(dim0=0, axis=1)", "not `axis`"),
+    ],
+)
+def test_pytorchs_transpose_keywords_name_both_axes_or_are_refused_naming_them(text, reason):
+    with pytest.raises(PipelineError) as info:
+        parse(text)
+    assert reason in info.value.reason, info.value.reason
 
 
 def test_a_keyword_given_twice_under_two_names_is_refused_naming_it():
