@@ -65,7 +65,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from explorer.patches.collect_at_a_pause import COLLECT_QUIET_S, COLLECT_WITHIN_S
-from explorer.testing import BokehClient, cpu_seconds, http_get, rss_mb
+from explorer.testing import (
+    BokehClient,
+    cpu_seconds,
+    http_get,
+    process_tree,
+    rss_mb,
+    tree_sum,
+)
 
 HOST = "127.0.0.1"
 #: Bokeh's defaults: an unused session is kept 15 s and looked for every 17 s.
@@ -150,14 +157,14 @@ class Server:
 
     def cpu_s(self) -> float:
         """CPU seconds used so far by the server and any worker processes it forked."""
-        return _each(cpu_seconds, _tree(self.proc.pid))
+        return tree_sum(cpu_seconds, self.proc.pid)
 
     def rss_mb(self) -> float:
         """Resident memory of the server and any worker processes it forked, in MB."""
-        return _each(rss_mb, _tree(self.proc.pid))
+        return tree_sum(rss_mb, self.proc.pid)
 
     def stop(self) -> None:
-        for pid in reversed(_tree(self.proc.pid)[1:]):
+        for pid in reversed(process_tree(self.proc.pid)[1:]):
             with contextlib.suppress(OSError):
                 os.kill(pid, 15)
         self.proc.terminate()
@@ -166,28 +173,6 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-def _tree(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p_ = todo.pop()
-        out.append(p_)
-        for task in Path(f"/proc/{p_}/task").glob("*/children"):
-            with contextlib.suppress(OSError):
-                todo += [int(c) for c in task.read_text().split()]
-    return out
-
-
-def _each(read, pids: list[int]) -> float:
-    # A worker may end between listing the tree and reading it (or be a zombie, with no
-    # memory to read): it counts nothing.
-    total = 0.0
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError):
-            value = read(pid)
-            total += value if value == value else 0.0  # NaN: nothing to read
-    return total
 
 
 # ---------------------------------------------------------------------- 1. burst open
