@@ -220,6 +220,16 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def pss_mb(pid: int) -> float:
+    """A process's proportional memory in MB (``/proc``, Linux): each page it shares with
+    other processes (a worker with the process it was forked from) counted as its share."""
+    with open(f"/proc/{pid}/smaps_rollup") as handle:
+        for line in handle:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def cpu_seconds(pid: int) -> float:
     """The CPU time a process has used, user and system, from ``/proc`` (Linux)."""
     with open(f"/proc/{pid}/stat", "rb") as handle:

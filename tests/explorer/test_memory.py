@@ -21,6 +21,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from explorer import cli
 from explorer.recycling import IDLE_S, MARGIN_MB
@@ -280,3 +282,44 @@ def test_rounds_of_sessions_leave_the_command_its_warm_size_once_its_worker_is_r
     assert figures["answered as it went"] == 200, figures
     assert prober.refused == 0 and prober.connected > 50, figures
     assert out.count("recycled") == 2 and "Traceback" not in out, out
+
+
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.floats(0, 10),  # seconds since the last check
+            st.integers(0, 3),  # sessions open
+            st.floats(0, 40),  # MB over the size at install
+            st.booleans(),  # a session was created since
+            st.booleans(),  # a request came since
+        ),
+        max_size=30,
+    ),
+    expected=st.floats(0, 15),
+)
+def test_a_worker_is_recycled_iff_it_served_is_idle_and_over_its_warm_size(steps, expected):
+    """Against a direct reading of the rule: served a session; no session open, none created
+    and no request for IDLE_S; more than MARGIN_MB over the largest it was before serving
+    (and at least its size at install plus what its pages built ahead will take)."""
+    from explorer import recycling
+
+    now, open_, rss = [0.0], [0], [100.0]
+    recycling._LAST_REQUEST[0] = 0.0  # no request yet (on this test's clock)
+    recycler = recycling.Recycler(
+        lambda: open_[0], expected, rss=lambda: rss[0], clock=lambda: now[0]
+    )
+    warm, served, busy, request = 100.0 + expected, False, 0.0, 0.0
+    for gap, sessions, over, created, requested in steps:
+        now[0] += gap
+        open_[0], rss[0] = sessions, 100.0 + over
+        if created:
+            recycler.session_created()
+            served, busy = True, now[0]
+        if requested:
+            recycling._LAST_REQUEST[0] = request = now[0]
+        if not served:
+            warm = max(warm, rss[0])
+        elif sessions:
+            busy = now[0]
+        idle = served and not sessions and now[0] - max(busy, request) >= IDLE_S
+        assert recycler.check() == (idle and rss[0] - warm > MARGIN_MB)
