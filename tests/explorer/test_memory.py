@@ -224,6 +224,7 @@ def test_rounds_of_sessions_leave_the_command_its_warm_size_once_its_worker_is_r
     proc = start_command(["--port", str(port), "--ready", "0", *SHORT_EXPIRY])
     prober = Prober(port)
     figures: dict = {"swelled": [], "after": []}
+    lines: list[str] = []
 
     def worker() -> list[int]:
         return cli._worker_pids(proc.pid)
@@ -323,3 +324,44 @@ def test_a_worker_is_recycled_iff_it_served_is_idle_and_over_its_warm_size(steps
             busy = now[0]
         idle = served and not sessions and now[0] - max(busy, request) >= IDLE_S
         assert recycler.check() == (idle and rss[0] - warm > MARGIN_MB)
+
+
+@pytest.mark.patched("worker_restarts")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
+def test_each_worker_of_several_is_recycled_the_same_way():
+    """``--num-procs 2``: each worker that a round swelled is replaced once idle, with the
+    others serving on; the command is back within WITHIN_MB of its warm size."""
+    port = free_port()
+    proc = start_command(["--port", str(port), "--ready", "0", "--num-procs", "2", *SHORT_EXPIRY])
+    figures: dict = {}
+    lines: list[str] = []
+    try:
+        wait_for_url(proc)
+        lines = read_lines(proc)
+        deadline = time.monotonic() + 30
+        while len(cli._worker_pids(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        quiet(proc.pid)
+        first = set(cli._worker_pids(proc.pid))
+        figures["warm"] = tree_sum(rss_mb, proc.pid)
+        run_in_thread(lambda: open_and_close(port, 2 * COMMAND_ROUND, AT_ONCE), timeout=300)
+        figures["swelled"] = tree_sum(rss_mb, proc.pid)
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            now = set(cli._worker_pids(proc.pid))
+            figures["replaced"] = len(first - now)
+            if len(now) == 2 and figures["replaced"] == sum("recycled" in x for x in lines) > 0:
+                time.sleep(IDLE_S + 2)  # one that grew less may still go: then it must
+                if set(cli._worker_pids(proc.pid)) == now:
+                    break
+            time.sleep(0.25)
+        figures["after"] = tree_sum(rss_mb, proc.pid)
+    finally:
+        proc.terminate()
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=30)
+    out = "".join(lines)
+    assert figures["swelled"] - figures["warm"] > 2 * MARGIN_MB, figures
+    assert figures["replaced"] == out.count("recycled") > 0, (figures, out)
+    assert figures["after"] - figures["warm"] < WITHIN_MB, (figures, out)
+    assert "Traceback" not in out and "starting it again" not in out, out
