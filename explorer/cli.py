@@ -606,7 +606,7 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         server.start()
         server.io_loop.start()
     except (KeyboardInterrupt, _Stop):
-        if not task:
+        if task is None:  # a worker's supervisor says it (Ctrl+C reaches both)
             print("stopped", file=sys.stderr)
     return 0
 
