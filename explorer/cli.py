@@ -11,6 +11,12 @@ address, this machine's host name and interface addresses, ``localhost`` and
 address the server listens on. Listening beyond loopback prints a warning
 naming who can reach the server. Every failure is one line on stderr and exit
 status 2 (1 for a failure nobody foresaw), never a traceback.
+
+The command's own process binds the sockets, loads everything and forks the
+worker processes that serve (one unless ``--num-procs``), which it starts again
+when one dies and replaces with a fresh one when one that grew sits idle
+(:mod:`explorer.patches.worker_restarts`, :mod:`explorer.recycling`); stopping
+the command stops them. With the patches off, one process serves, as Bokeh's does.
 """
 
 from __future__ import annotations
