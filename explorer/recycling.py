@@ -38,6 +38,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tornado.web import OutputTransform
@@ -103,7 +104,13 @@ class Recycler:
     and returns True once the worker should go.
     """
 
-    def __init__(self, sessions, expected_mb: float = 0.0, rss=own_rss_mb, clock=time.monotonic):
+    def __init__(
+        self,
+        sessions: Callable[[], int],
+        expected_mb: float = 0.0,
+        rss: Callable[[], float | None] = own_rss_mb,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.sessions, self.rss, self.clock = sessions, rss, clock
         start = rss()
         self.warm = None if start is None else start + expected_mb
