@@ -60,8 +60,10 @@ log = logging.getLogger("candela-explorer")
 CHECK_S = 1.0
 #: A worker is recycled only once no session was open and no request came for this long (s).
 IDLE_S = 5.0
-#: ... and once its memory is more than this over its warm size (MB).
-MARGIN_MB = 10.0
+#: ... and once its memory is more than this over its warm size (MB). One page opened in a
+#: fresh worker grows it by about 12 MB (the pages it shares with the command's process
+#: that its objects' reference counts write to are copied): a single visit is no reason.
+MARGIN_MB = 15.0
 #: Between no longer listening and exiting: for a request accepted just before (s).
 GRACE_S = 1.0
 
