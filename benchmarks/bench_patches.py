@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import statistics
@@ -42,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer.testing import BokehClient, http_get, wait_for_port  # noqa: E402
+from explorer.testing import BokehClient, http_get, process_tree, wait_for_port  # noqa: E402
 
 #: Each measured patch: the measure it is judged by, and whether lower is better.
 OWN_MEASURE = {
@@ -61,13 +62,16 @@ KEPT_FOR_A_TEST = {
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds the process ``pid`` has run so far, all its threads (nanosecond counts)."""
+    """CPU seconds the process ``pid`` (the command) and its workers have run so far, all
+    their threads (nanosecond counts)."""
     total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # a thread that ended meanwhile
+    for each in process_tree(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            for task in Path(f"/proc/{each}/task").iterdir():
+                try:
+                    total += int((task / "schedstat").read_text().split()[0])
+                except (FileNotFoundError, ProcessLookupError):
+                    continue  # a thread that ended meanwhile
     return total / 1e9
 
 

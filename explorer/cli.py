@@ -11,6 +11,12 @@ address, this machine's host name and interface addresses, ``localhost`` and
 address the server listens on. Listening beyond loopback prints a warning
 naming who can reach the server. Every failure is one line on stderr and exit
 status 2 (1 for a failure nobody foresaw), never a traceback.
+
+The command's own process binds the sockets, loads everything and forks the
+worker processes that serve (one unless ``--num-procs``), which it starts again
+when one dies and replaces with a fresh one when one that grew sits idle
+(:mod:`explorer.patches.worker_restarts`, :mod:`explorer.recycling`); stopping
+the command stops them. With the patches off, one process serves, as Bokeh's does.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ import sys
 import time
 from urllib.parse import quote, urlsplit
 
+from .patches.worker_restarts import ONE_WORKER, RECYCLE_STATUS, replacement, worker_restarts
+
 PROG = "candela-explorer"
 #: Addresses that mean "every interface".
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -34,6 +42,11 @@ MAX_PROCS = 64
 #: Pages built ahead: by default a few (a browser opened by the command, a pair of
 #: students); a class gives its size. Each costs about MB_PER_READY_PAGE of memory.
 DEFAULT_READY, MAX_READY, MB_PER_READY_PAGE = 4, 500, 3
+#: Bokeh's defaults: a session no page is connected to is kept this long (ms) ...
+DEFAULT_SESSION_LIFETIME_MS = 15_000
+#: ... and sessions are looked at every this long (ms).
+DEFAULT_CHECK_SESSIONS_MS = 17_000
+MAX_MS = 24 * 3600 * 1000
 
 _HOST_NAME = re.compile(
     r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_-]{1,63})*\.?"
@@ -84,6 +97,14 @@ def _ready(text: str) -> int:
     if not re.fullmatch(r"[0-9]{1,4}", text.strip()) or int(text) > MAX_READY:
         raise argparse.ArgumentTypeError(
             f"{text[:20]!r} is not a number of pages from 0 (build each on request) to {MAX_READY}"
+        )
+    return int(text)
+
+
+def _milliseconds(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,8}", text.strip()) or not 100 <= int(text) <= MAX_MS:
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r} is not a number of milliseconds from 100 to {MAX_MS} (a day)"
         )
     return int(text)
 
@@ -190,6 +211,23 @@ def build_parser() -> argparse.ArgumentParser:
         f"who open it at once (default {DEFAULT_READY}; for a class, its size; about "
         f"{MB_PER_READY_PAGE} MB of memory a page, in each worker process; 0 builds each page "
         "on request)",
+    )
+    parser.add_argument(
+        "--unused-session-lifetime",
+        metavar="MS",
+        type=_milliseconds,
+        default=DEFAULT_SESSION_LIFETIME_MS,
+        help="keep the session of a page that has closed (or never connected) this many "
+        f"milliseconds (default {DEFAULT_SESSION_LIFETIME_MS})",
+    )
+    parser.add_argument(
+        "--check-unused-sessions",
+        metavar="MS",
+        type=_milliseconds,
+        default=DEFAULT_CHECK_SESSIONS_MS,
+        help=f"look for such sessions every this many milliseconds (default "
+        f"{DEFAULT_CHECK_SESSIONS_MS}). Once a worker has served sessions, has none left "
+        "and is idle, it is replaced by a fresh one if it grew: its memory goes back",
     )
     parser.add_argument(
         "--no-browser", action="store_true", help="do not open a web browser, only print the URL"
@@ -341,6 +379,7 @@ def resolve_port(address: str, port: int) -> int:
 
 def server_kwargs(args: argparse.Namespace, port: int) -> dict:
     """What :func:`panel.serve` is given for these arguments (the port already resolved)."""
+    from .recycling import RequestClock  # when the last request came, for recycling
     from .serving import host_check, server_settings  # gzip, the Host check
 
     settings = server_settings()
@@ -348,7 +387,7 @@ def server_kwargs(args: argparse.Namespace, port: int) -> dict:
     return {
         **settings,
         # A request for any other name is refused before it reaches the app (DNS rebinding).
-        "transforms": [host_check(origins), *settings["transforms"]],
+        "transforms": [host_check(origins), RequestClock, *settings["transforms"]],
         "port": port,
         # "::" is every interface of both families where the system has both (Tornado
         # binds an IPv6 socket with IPV6_V6ONLY, so IPv4 needs a socket of its own).
@@ -357,6 +396,8 @@ def server_kwargs(args: argparse.Namespace, port: int) -> dict:
         # explorer's own check of origins (explorer.patches.refuse_early).
         "websocket_origin": [origin for origin in origins if not origin.startswith("[")],
         "num_procs": args.num_procs,
+        "unused_session_lifetime_milliseconds": args.unused_session_lifetime,
+        "check_unused_sessions_milliseconds": args.check_unused_sessions,
         "show": False,
         "start": False,
         "verbose": False,  # Panel's own line would print 0.0.0.0 as if it were a URL
@@ -505,12 +546,16 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     # fewer of those pages are copied into each worker.
     freeze_lasting()
     parent = os.getpid()
-    forking = kwargs["num_procs"] != 1
-    if forking:
-        from .patches.worker_restarts import worker_restarts
-
+    several = kwargs["num_procs"] != 1
+    # This process binds the sockets and forks the workers; it serves no session itself.
+    # A dead worker is started again within a budget per minute, and a worker that served
+    # sessions and grew is replaced by a fresh one when idle (explorer.recycling). With
+    # the patch off, one process serves as Bokeh serves, and nothing is recycled.
+    supervised = hasattr(os, "fork") and worker_restarts()
+    if supervised and not several:
+        kwargs = {**kwargs, "num_procs": ONE_WORKER}  # Bokeh forks for any number but 1
+    if kwargs["num_procs"] != 1:
         signal.signal(signal.SIGTERM, _raise_stop)
-        worker_restarts()  # a dead worker started again within a budget per minute
     try:
         server = pn.serve({"/": app}, **kwargs)
     except (KeyboardInterrupt, _Stop):  # the supervisor, stopped while its workers serve
@@ -541,7 +586,11 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     task = tornado.process.task_id()
     if task is not None:
         _die_with_parent(parent)
-    if not task:  # one line of news, from one process
+        if supervised:
+            from .recycling import install as recycle_when_idle
+
+            recycle_when_idle(server, RECYCLE_STATUS, expected_mb=args.ready * MB_PER_READY_PAGE)
+    if not task and not replacement():  # one line of news, from one process, once
         query = start_query(args.shape, args.ops)
         url, others = urls(args.address, server.port, query)
         allowed = allowed_origins(args.address, server.port, args.allow_origin)
@@ -551,7 +600,7 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         print(f"Candela Explorer: {url}", flush=True)
         if others:
             print("  also at: " + "  ".join(others), flush=True)
-        workers = f" and its {kwargs['num_procs'] or 'per-CPU'} workers" if forking else ""
+        workers = f" and its {args.num_procs or 'per-CPU'} workers" if several else ""
         print(f"Press Ctrl+C to stop the server{workers}.", flush=True)
         if not args.no_browser:
             import webbrowser
@@ -563,7 +612,7 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         server.start()
         server.io_loop.start()
     except (KeyboardInterrupt, _Stop):
-        if not task:
+        if task is None:  # a worker's supervisor says it (Ctrl+C reaches both)
             print("stopped", file=sys.stderr)
     return 0
 

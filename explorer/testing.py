@@ -220,11 +220,46 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def pss_mb(pid: int) -> float:
+    """A process's proportional memory in MB (``/proc``, Linux): each page it shares with
+    other processes (a worker with the process it was forked from) counted as its share."""
+    with open(f"/proc/{pid}/smaps_rollup") as handle:
+        for line in handle:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def cpu_seconds(pid: int) -> float:
     """The CPU time a process has used, user and system, from ``/proc`` (Linux)."""
     with open(f"/proc/{pid}/stat", "rb") as handle:
         fields = handle.read().decode().rsplit(")", 1)[-1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process it started, and theirs (``/proc``, Linux): the command and
+    its workers."""
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        out.append(parent)
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(child) for child in task.read_text().split()]
+    return out
+
+
+def tree_sum(read, pid: int) -> float:
+    """``read(p)`` summed over :func:`process_tree` of ``pid`` (e.g. :func:`rss_mb`)."""
+    # A worker may end between listing the tree and reading it (or be a zombie, with no
+    # memory to read): it counts nothing.
+    total = 0.0
+    for each in process_tree(pid):
+        with contextlib.suppress(OSError, ValueError):
+            value = read(each)
+            total += value if value == value else 0.0  # NaN: nothing to read
+    return total
 
 
 def open_served(page, url: str) -> None:

@@ -22,6 +22,7 @@ from explorer.testing import (
     run_in_thread,
     start_command,
     stop_command,
+    tree_sum,
     wait_for_url,
 )
 
@@ -100,7 +101,7 @@ def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
             again = await hostile.request("PULL-DOC-REQ", "PULL-DOC-REPLY")
             assert MARK not in json.dumps(again), "a refused change was applied"
             # Messages larger than the explorer ever sends close that connection, unread.
-            figures["rss_before"] = rss_mb(proc.pid)
+            figures["rss_before"] = tree_sum(rss_mb, proc.pid)
             source = models_of(hostile.document, "ColumnDataSource")[0]["id"]
             column = [0.5] * 700_000  # ~5.5 MB as JSON
             big = {
@@ -126,7 +127,7 @@ def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
             figures["closed"] = closed
             # The other student's edits carry on, promptly.
             figures["edit_ms"] = await student.edit(".transpose().as_contiguous()")
-            figures["rss_after"] = rss_mb(proc.pid)
+            figures["rss_after"] = tree_sum(rss_mb, proc.pid)
             return figures
         finally:
             await student.close()

@@ -165,17 +165,22 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=str)
-def test_stopping_the_command_stops_every_worker(how):
+@pytest.mark.parametrize(
+    "procs",
+    [pytest.param(1, marks=pytest.mark.patched("worker_restarts")), 2],  # 1: one worker
+    ids=lambda n: f"{n}procs",
+)
+def test_stopping_the_command_stops_every_worker(how, procs):
     port = free_port()
-    proc = start_command(["--port", str(port), "--num-procs", "2"])
+    proc = start_command(["--port", str(port), "--num-procs", str(procs)])
     workers: list[int] = []
     try:
         wait_for_url(proc)
         page_token(port)  # a worker serves
         deadline = time.monotonic() + 30
-        while len(workers := cli._worker_pids(proc.pid)) < 2 and time.monotonic() < deadline:
+        while len(workers := cli._worker_pids(proc.pid)) < procs and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(workers) == 2, workers
+        assert len(workers) == procs, workers
         os.kill(proc.pid, how)  # the command alone, as a service manager would
         proc.wait(timeout=30)
         deadline = time.monotonic() + 20
