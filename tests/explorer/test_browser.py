@@ -407,7 +407,8 @@ PAINT_BOTH_WAYS_JS = """async ([figure, renderer]) => {
     const fill = ctx.fill;
     ctx.fill = function (...a) { fills++; return fill.apply(this, a) };
     view.request_paint();
-    await frames();
+    // Two frames paint on an idle machine; a loaded one may take more: until it painted.
+    for (let i = 0; i < 60 && (i < 1 || fills === 0); i++) await frames();
     ctx.fill = fill;
     return [fills, ctx.getImageData(left, top, width, height).data];
   };
