@@ -116,7 +116,9 @@ MISSING = """
 """
 
 
-@pytest.mark.parametrize("name", ["steady", "cells", "enter_box", "notebook_comm"])
+@pytest.mark.parametrize(
+    "name", ["steady", "cells", "enter_box", "notebook_comm", "release_listeners"]
+)
 def test_a_browser_patch_missing_a_name_leaves_the_framework_alone_and_says_so_once(page, name):
     patch = get(name)
     if skip_reason(patch):
@@ -137,3 +139,48 @@ def test_on_a_served_page_no_browser_patch_says_it_is_left_off(page, explorer_se
     open_served(page, explorer_server + "?shape=3,4")
     page.locator(".candela-shape").wait_for()
     assert not [line for line in said if "left off" in line], said
+
+
+def _load_script(guarded: bool) -> str:
+    """Panel's notebook load script around a stand-in bundle that counts its runs."""
+    from types import SimpleNamespace
+
+    from panel.io.notebook import AUTOLOAD_NB_JS
+
+    from explorer.patches.load_once import once_per_page
+
+    bundle = SimpleNamespace(
+        js_urls=[], js_modules=[], js_module_exports={}, css_urls=[], css_raw=[],
+        js_raw=["window.Bokeh = window.Bokeh || {version: 'x', Panel: {}}; window.runs += 1;"],
+    )  # fmt: skip
+    js = AUTOLOAD_NB_JS.render(
+        bundle=bundle, force=True, reloading=False, timeout=5000,
+        config={"packages": {}, "paths": {}, "shim": {}}, requirements={}, exports={},
+        skip_imports={}, ipywidget=False, version="x",
+    )  # fmt: skip
+    return once_per_page(js) if guarded else js
+
+
+@pytest.mark.parametrize("guarded, runs", [(True, 1), (False, 3)])
+def test_the_explorers_load_runs_panels_bundle_once_per_page(page, guarded, runs):
+    # Panel's load evaluates its whole bundle at each output drawn (every copy then stays
+    # in the page); guarded by load_once it runs where the page has not run it.
+    if guarded and skip_reason(get("load_once")):
+        pytest.skip("the patch is off here")
+    page.set_content("<html><body></body></html>")
+    page.evaluate("() => { window.runs = 0 }")
+    script = _load_script(guarded)
+    # The output drawn three times (re-runs of the cell that carries it). The script loads
+    # in a timer of 100 ms; one set after it fires after it.
+    for _ in range(3):
+        page.evaluate(
+            "(js) => { new Function(js)(); return new Promise((r) => setTimeout(r, 150)) }", script
+        )
+    assert page.evaluate("() => window.runs") == runs
+
+
+def test_a_changed_load_script_is_left_as_panel_made_it():
+    from explorer.patches.load_once import once_per_page
+
+    assert once_per_page("(function(root) { run() })(window)") is None
+    assert once_per_page(_load_script(False)) == _load_script(True)
