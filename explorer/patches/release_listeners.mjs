@@ -12,6 +12,10 @@
 // model with the class below, or one of its children), are written down on the view
 // and removed when the view is (Bokeh's View.prototype.remove, which every view's
 // remove ends in), so other Bokeh plots and widgets on a page behave as Bokeh made them.
+// When the removed view is an output's root (in a notebook), Panel's CommManager of
+// that output's document also leaves `window.PyViz.shared_views` (Panel adds each
+// there and never takes it out) and drops the changes it buffered for a comm that is
+// gone.
 //
 // No component of its own: part of the module of the explorer's keyboard component
 // (explorer/keys.py), whose render() calls releaseListeners(). Installing twice is a
