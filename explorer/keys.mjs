@@ -86,13 +86,15 @@ function watchConnection(doc) {
 }
 
 export function render({model, view}) {
-  // From steady.mjs, cells.mjs, enter_box.mjs, notebook_comm.mjs and keep_href.mjs
-  // (explorer/patches/), which come first in this module; a patch that is off is an
-  // empty function there (keepHref then returns nothing: Panel's Location is left alone).
+  // From steady.mjs, cells.mjs, enter_box.mjs, notebook_comm.mjs, keep_href.mjs and
+  // release_listeners.mjs (explorer/patches/), which come first in this module; a patch
+  // that is off is an empty function there (keepHref then returns nothing: Panel's
+  // Location is left alone).
   steady(globalThis.Bokeh)
   cells(globalThis.Bokeh)
   enterBox(globalThis.Bokeh)
   notebookComm(globalThis.Bokeh)
+  releaseListeners(globalThis.Bokeh)
   const keepHrefInPage = keepHref(globalThis.Bokeh) ?? (() => {})
   // Drawn: said in a task of its own, once the page has built the whole output around
   // this component (in a notebook the kernel holds an output's changes until then:

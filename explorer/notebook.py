@@ -123,7 +123,9 @@ def ensure_extension() -> None:
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
     shown = set(views or ())
-    with inline_resources():
+    from .patches.load_once import loading_once
+
+    with inline_resources(), loading_once():  # the page runs the bundle once, however sent
         pn.extension()
     # Panel's extension displays outputs of its own (its browser_info model) in this
     # cell: forgotten with the cell's other outputs when it runs again.

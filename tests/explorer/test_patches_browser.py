@@ -116,7 +116,9 @@ MISSING = """
 """
 
 
-@pytest.mark.parametrize("name", ["steady", "cells", "enter_box", "notebook_comm"])
+@pytest.mark.parametrize(
+    "name", ["steady", "cells", "enter_box", "notebook_comm", "release_listeners"]
+)
 def test_a_browser_patch_missing_a_name_leaves_the_framework_alone_and_says_so_once(page, name):
     patch = get(name)
     if skip_reason(patch):
@@ -137,3 +139,113 @@ def test_on_a_served_page_no_browser_patch_says_it_is_left_off(page, explorer_se
     open_served(page, explorer_server + "?shape=3,4")
     page.locator(".candela-shape").wait_for()
     assert not [line for line in said if "left off" in line], said
+
+
+def _load_script(guarded: bool) -> str:
+    """Panel's notebook load script around a stand-in bundle that counts its runs."""
+    from types import SimpleNamespace
+
+    from panel.io.notebook import AUTOLOAD_NB_JS
+
+    from explorer.patches.load_once import once_per_page
+
+    bundle = SimpleNamespace(
+        js_urls=[], js_modules=[], js_module_exports={}, css_urls=[], css_raw=[],
+        js_raw=["window.Bokeh = window.Bokeh || {version: 'x', Panel: {}}; window.runs += 1;"],
+    )  # fmt: skip
+    js = AUTOLOAD_NB_JS.render(
+        bundle=bundle, force=True, reloading=False, timeout=5000,
+        config={"packages": {}, "paths": {}, "shim": {}}, requirements={}, exports={},
+        skip_imports={}, ipywidget=False, version="x",
+    )  # fmt: skip
+    return once_per_page(js) if guarded else js
+
+
+@pytest.mark.parametrize("guarded, runs", [(True, 1), (False, 3)])
+def test_the_explorers_load_runs_panels_bundle_once_per_page(page, guarded, runs):
+    # Panel's load evaluates its whole bundle at each output drawn (every copy then stays
+    # in the page); guarded by load_once it runs where the page has not run it.
+    if guarded and skip_reason(get("load_once")):
+        pytest.skip("the patch is off here")
+    page.set_content("<html><body></body></html>")
+    page.evaluate("() => { window.runs = 0 }")
+    script = _load_script(guarded)
+    # The output drawn three times (re-runs of the cell that carries it). The script loads
+    # in a timer of 100 ms; one set after it fires after it.
+    for _ in range(3):
+        page.evaluate(
+            "(js) => { new Function(js)(); return new Promise((r) => setTimeout(r, 150)) }", script
+        )
+    assert page.evaluate("() => window.runs") == runs
+
+
+def test_a_changed_load_script_is_left_as_panel_made_it():
+    from explorer.patches.load_once import once_per_page
+
+    assert once_per_page("(function(root) { run() })(window)") is None
+    assert once_per_page(_load_script(False)) == _load_script(True)
+
+
+#: Stand-ins for BokehJS's views that add page-wide listeners they never remove (as
+#: Bokeh 3.9's PlotView and InputWidgetView do), for a figure and a described box inside
+#: an explorer and outside, and a Panel CommManager of the explorer's output.
+LISTENERS = """
+(source) => {
+  window.heard = {explorer: 0, other: 0}
+  const hear = (who) => () => { window.heard[who] += 1 }
+  class View {
+    constructor(model, parent) { this.model = model; this.parent = parent }
+    remove() { this.removed = true }
+  }
+  class PlotView extends View {
+    connect_signals() { visualViewport.addEventListener("resize", hear(this.model.who)) }
+  }
+  class InputWidgetView extends View {
+    _build_description_el() {
+      document.addEventListener("mousedown", hear(this.model.who))
+      window.addEventListener("blur", hear(this.model.who))
+    }
+  }
+  class TextInputView extends InputWidgetView {}
+  const models = {
+    Plot: {prototype: {default_view: PlotView}},
+    TextInput: {prototype: {default_view: TextInputView}},
+  }
+  new Function("Bokeh", source + "\\nreleaseListeners(Bokeh)")({Models: {get: (n) => models[n]}})
+  const manager = {type: "panel.models.comm_manager.CommManager", plot_id: "p1",
+                   _event_buffer: ["a change"]}
+  const explorerBox = {css_classes: ["candela-explorer"]}
+  explorerBox.document = {all_models: new Set([explorerBox, manager])}
+  window.PyViz = {shared_views: new Map([["p1", [manager]], ["p2", [{}]]])}
+  const roots = {explorer: new View(explorerBox, null), other: new View({css_classes: []}, null)}
+  const views = []
+  for (const who of ["explorer", "other"]) {
+    const plot = new PlotView({who}, roots[who])
+    const box = new TextInputView({who}, roots[who])
+    plot.connect_signals()
+    box._build_description_el()
+    box._build_description_el()  // rendered again
+    views.push(plot, box, roots[who])
+  }
+  for (const view of views) view.remove()
+  visualViewport.dispatchEvent(new Event("resize"))
+  document.dispatchEvent(new Event("mousedown"))
+  window.dispatchEvent(new Event("blur"))
+  return {heard: window.heard, removed: views.every((v) => v.removed),
+          shared: [...window.PyViz.shared_views.keys()], buffer: manager._event_buffer.length,
+          own: Object.getOwnPropertyNames(window).includes("addEventListener")}
+}
+"""
+
+
+def test_a_removed_explorer_view_drops_the_listeners_bokeh_left_on_the_page(page):
+    if skip_reason(get("release_listeners")):
+        pytest.skip("the patch is off here")
+    page.set_content("<html><body></body></html>")
+    found = page.evaluate(LISTENERS, browser_module(("release_listeners",)))
+    assert found["removed"], found  # Bokeh's own remove still runs
+    # The explorer's views heard nothing once removed; the others are Bokeh's (5 listeners).
+    assert found["heard"] == {"explorer": 0, "other": 5}, found
+    # The explorer output's CommManager left Panel's registry, its buffered change dropped.
+    assert found["shared"] == ["p2"] and found["buffer"] == 0, found
+    assert found["own"] is False, found  # the page's own addEventListener, as it was
