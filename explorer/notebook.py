@@ -111,8 +111,9 @@ def ensure_extension() -> None:
     if getattr(panel_extension, "_loaded", False) and page in _pages:
         return
     # Bokeh and Panel's JavaScript go into the output itself, not a CDN link, and
-    # stylesheets of models the kernel sends later are inlined too (Panel reads
-    # the flag at every update). An explicit PANEL_INLINE still wins. Panel 1.9's
+    # stylesheets of models the kernel sends later are inlined too (Panel reads the
+    # flag at every update; it is on while the explorer's outputs are made and
+    # changed: inline_resources). An explicit PANEL_INLINE still wins. Panel 1.9's
     # inline mode needs the fix for redrawn panes (explorer.patches.inline_panes): without
     # it a redrawn pane refers the page to stylesheets it was never sent, and the page
     # stops taking the kernel's changes. With the patch off, Panel's links stay.
