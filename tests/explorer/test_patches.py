@@ -234,6 +234,7 @@ def _cdn_links_after_a_redraw(cls) -> list[str]:
     return [m.url for m in model.select({"type": ImportedStyleSheet}) if "cdn." in m.url]
 
 
+@pytest.mark.patched("inline_panes")
 def test_in_a_notebook_only_the_explorers_panes_are_redrawn_inline(monkeypatch):
     # Panel 1.9 sends a redrawn pane's stylesheets as CDN links even with inline on;
     # the explorer's panes are kept inline, and every other pane is Panel's own.

@@ -68,6 +68,7 @@ def upgrade(host: str, origin: str) -> str:
     )
 
 
+@pytest.mark.patched("refuse_early")
 def test_a_trickle_of_refused_requests_costs_no_cpu_memory_or_page():
     port = free_port()
     proc = start_command(["--port", str(port), "--ready", "3"])

@@ -43,6 +43,7 @@ def test_a_restart_is_allowed_iff_fewer_than_limit_were_allowed_within_the_windo
             allowed.append(now[0])
 
 
+@pytest.mark.patched("worker_restarts")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 def test_a_worker_in_a_crash_loop_is_given_up_and_the_command_serves_on():
     port = free_port()
