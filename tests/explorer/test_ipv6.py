@@ -78,6 +78,7 @@ ADDRESSES = ["::1", "::"] + [a for a in cli.interface_addresses6()][:1]
 
 
 @pytest.mark.parametrize("address", ADDRESSES)
+@pytest.mark.patched("ipv6_location")
 def test_every_printed_url_works_and_its_page_may_open_its_websocket(address):
     port = free_port()
     proc = start_command(

@@ -181,6 +181,7 @@ def test_the_kernel_keeps_no_copy_of_an_explorers_html(tmp_path):
     assert int(chars) < html / 10, (chars, html)
 
 
+@pytest.mark.patched("inline_panes")
 def test_other_panel_outputs_of_the_kernel_keep_panels_own_resources(tmp_path):
     # The explorer's outputs carry Panel's resources inline (they draw offline); Panel's
     # setting is on only while they are made and changed, so a Markdown pane shown after

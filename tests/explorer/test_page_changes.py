@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from explorer.patches.page_changes import MAX_MESSAGE_BYTES
 from explorer.testing import (
     BokehClient,
@@ -76,6 +78,7 @@ def hostile_changes(document: dict) -> list[dict]:
     return [streamed, title, sizing, data, long_text, root, {**choice, "new": MARK}]
 
 
+@pytest.mark.patched("page_changes")
 def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
     port = free_port()
     proc = start_command(["--port", str(port), "--ready", "0"])

@@ -132,6 +132,7 @@ def visit(url, context, query: str) -> dict:
     return page_state(context, before)
 
 
+@pytest.mark.patched("pool_sessions")
 def test_a_page_built_ahead_shows_what_a_page_built_on_request_shows():
     with server(ready=0) as (cold_url, cold_ctx, none):
         assert none is None
@@ -149,6 +150,7 @@ def test_a_page_built_ahead_shows_what_a_page_built_on_request_shows():
     assert "bogus" in errors["?shape=3,4&ops=.bogus()"]
 
 
+@pytest.mark.patched("pool_sessions")
 def test_the_pool_fills_again_once_requests_stop(monkeypatch):
     from explorer import pool as P
 
@@ -164,6 +166,7 @@ def test_the_pool_fills_again_once_requests_stop(monkeypatch):
         assert pool.built == 6
 
 
+@pytest.mark.patched("pool_sessions")
 def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monkeypatch):
     from tests.explorer.test_hostile_lessons_browser import good_lesson
 
@@ -182,6 +185,7 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
         assert [ref() for ref in built] == [None, None]  # and are let go
 
 
+@pytest.mark.patched("pool_sessions")
 def test_the_pool_builds_nothing_while_a_page_talks_to_the_server(monkeypatch):
     # A page pulling its document or sending edits is the server at work: a build
     # then would delay it. Here one page asks for its document every 0.1 s.
@@ -249,6 +253,7 @@ def test_a_closed_sessions_page_is_let_go(ready):
         assert settled() == before
 
 
+@pytest.mark.patched("pool_sessions")
 def test_the_pool_waits_while_a_page_served_is_still_opening(monkeypatch):
     # Between its page and asking for its document a browser loads the scripts, about
     # a second with nothing sent: a build then would hold the document back. Between

@@ -294,6 +294,7 @@ def test_the_command_line_server_sends_gzip():
         ("candela-unit-select", "float32"),
     ],
 )
+@pytest.mark.patched("no_debounce")
 def test_a_change_from_the_page_is_handled_at_once(explorer_server, monkeypatch, css_class, value):
     # Panel holds a change from the page for 50 ms in case more follow (a slider dragged):
     # a fixed 50 ms on every edit. The explorer's boxes and lists send one change per
@@ -375,6 +376,7 @@ def test_the_answer_to_an_edit_is_sent_without_waiting_for_the_websocket(
     assert sleeps == [], sleeps
 
 
+@pytest.mark.patched("one_write_per_message")
 def test_each_message_to_the_page_goes_to_the_socket_in_one_write(explorer_server, monkeypatch):
     # Bokeh's protocol sends a message as several WebSocket frames (at 64x64 an edit's
     # answer carries five binary columns: 13 frames; Bokeh's reply to the page's message
@@ -524,6 +526,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.patched("lean_serialization")
 def test_panel_serve_of_the_app_file_makes_every_change_the_command_line_makes():
     # `panel serve explorer/app.py` has no prepare_server: its block in app.py once
     # listed the changes one by one and missed one, so its sessions answered each edit
@@ -659,6 +662,7 @@ def test_a_collection_left_waiting_by_a_stopped_server_does_not_stop_the_next(
     assert [what for what, _ in collections_seen.seen] == (["collect", "trim"] if collects else [])
 
 
+@pytest.mark.patched("collect_at_a_pause")
 def test_a_closed_pages_session_is_freed_at_the_next_pause_of_the_pages(monkeypatch):
     # Served for real: Panel's own clean-up of an ended session reaches the collection,
     # which waits while another page edits, then frees the whole session.
