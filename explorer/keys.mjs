@@ -98,8 +98,9 @@ export function render({model, view}) {
   const keepHrefInPage = keepHref(globalThis.Bokeh) ?? (() => {})
   // Drawn: said in a task of its own, once the page has built the whole output around
   // this component (in a notebook the kernel holds an output's changes until then:
-  // Panel's page side drops the messages that come before; explorer/notebook.py).
-  setTimeout(() => model.send_msg({shown: true}), 0)
+  // Panel's page side drops the messages that come before; explorer/notebook.py). A
+  // served page (no notebook comms) does not say it: its server holds nothing.
+  if (globalThis.PyViz?.comm_manager != null) setTimeout(() => model.send_msg({shown: true}), 0)
   let root = null
   let active = false // this explorer was the last one clicked, or holds the focus
   const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))

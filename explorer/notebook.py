@@ -217,12 +217,15 @@ def one_message(roots: Iterable) -> Iterator[None]:
     :func:`push_drawn` sends each document's held changes at the end, to the outputs a
     page has drawn; the others keep them until it has (:func:`output_drawn`). Nested
     blocks (on one thread) send when the outermost ends (``block_comm`` is Panel's, one
-    flag for the process). A served page's components have no comm: nothing is pushed
-    to them, and their changes go as Panel sends them (``block_comm`` holds only comm
-    messages).
+    flag for the process). Outside a notebook it does nothing: a served page's
+    components have no comm, and their changes go as Panel sends them (no process-wide
+    lock or hold on a server's edits).
     """
     import panel as pn
 
+    if not in_notebook():
+        yield
+        return
     holding = _holding.__dict__.setdefault("roots", [])
     holding.append(list(roots))
     with _sending, inline_resources():

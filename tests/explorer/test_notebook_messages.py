@@ -51,6 +51,8 @@ from explorer import Explorer, show
 from explorer import notebook
 from explorer.notebook import output_drawn
 
+notebook.in_notebook = lambda: True  # a kernel's outputs, as Panel makes them, below
+
 
 class Page:
     "The page's end of an output's comm: the messages it receives, in order."
