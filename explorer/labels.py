@@ -3,14 +3,16 @@
 Every text a figure draws (each cell's value, buffer position and read count,
 the tile headers of a rank > 2 grid, the offset marker and its name) is a row
 of that figure's labels source, drawn by one text glyph whose size, alignment,
-offsets and weight are per-row columns. Each kind of label has a fixed block
-of rows (:data:`LABEL_BLOCKS`), padded with rows that draw nothing, so the
-source keeps one length whatever the tensor: Bokeh's text glyph must never see
-its source get shorter. A kind too small for its cells, or a position label
-while a question waits, is a block of padding.
+offsets and weight are per-row columns. The kinds of label follow one another
+in a fixed order (:data:`LABEL_KINDS`), each with the rows it draws: none for a
+kind too small for its cells, or for a position label while a question waits.
+Bokeh's text glyph must never see its source get shorter, so a source is padded
+with rows that draw nothing to the length it had (:func:`at_least`): it is as
+long as the most labels it has drawn, not as long as the most it could draw (a
+3x4 grid's output carried 1,900 empty rows before, 60% of a notebook output).
 
-:func:`label_blocks` works out the blocks (unpadded: the offline lesson page
-ships them so and pads them in the browser, as :func:`label_rows` does here).
+:func:`label_blocks` works out the blocks (the offline lesson page ships them so
+and joins them in the browser, as :func:`label_rows` does here).
 """
 
 from __future__ import annotations
@@ -46,54 +48,31 @@ TILE_LIMIT = 256
 LABEL_KEYS = (
     "x", "y", "text", "color", "size", "align", "baseline", "x_offset", "y_offset", "style", "kind",
 )  # fmt: skip
-#: The rows of each figure's labels source, always: each kind has its block, padded with
-#: rows that draw nothing. Bokeh's text glyph must never see its source get shorter (it
-#: measures labels asynchronously and read past the new end: a RangeError).
-LABEL_BLOCKS = {
-    "logical": [*(spec[0] for spec in LOGICAL_LABELS), "tile", "gap"],
-    "buffer": [*(spec[0] for spec in BUFFER_LABELS), "drawn", "offset_mark", "offset"],
-}
-
-
-#: Rows a figure's block of gap marks (``⋯``, ``⋮``, ``⋱`` of a summarised grid) takes at
-#: least, and the step it grows by: it holds every mark a shape has (six axes each cut to
-#: their first and last 2 make over 2,500), so a source may grow, and it never gets shorter
-#: (:func:`at_least`): empty rows cost a notebook's output about 60 bytes each, unpacked.
-GAP_ROOM = 256
 #: Up to this many dots on the cells of a buffer overview that drawn elements read.
 DRAWN_LIMIT = 128
 
 
-def block_size(kind: str, count: int = 0) -> int:
-    """The rows ``kind``'s block takes with ``count`` rows to draw (gap marks: all of them)."""
-    if kind == "gap":
-        return max(1, -(-count // GAP_ROOM)) * GAP_ROOM
-    return {
-        "tile": TILE_LIMIT, "drawn": DRAWN_LIMIT, "offset_mark": 1, "offset": 1
-    }.get(kind, C.LABEL_LIMIT)  # fmt: skip
-
-
 def at_least(rows: dict, n: int) -> dict:
     """A figure's label ``rows`` with empty rows after them up to ``n`` rows: Bokeh's text
-    glyph must never see its source get shorter (see :data:`LABEL_BLOCKS`). ``rows`` is
-    shared (kept), so a longer copy is made, never ``rows`` changed."""
+    glyph must never see its source get shorter (it measures labels asynchronously and
+    read past the new end: a RangeError). ``rows`` is shared (kept), so a longer copy is
+    made, never ``rows`` changed."""
     pad = n - len(rows["text"])
     if pad <= 0:
         return rows
-    blank = padded_block("pad", None, pad)
-    return _join([rows, blank])
+    return _join([rows, label_block("pad", None, pad)])
 
 
 def _font(px: float) -> str:
     return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
 
 
-def padded_block(kind: str, rows: dict | None, n: int | None = None) -> dict:
-    """One kind's rows padded to its block (``n`` rows, or :func:`block_size`'s): ``rows``
-    has x, y, text, color and the kind's constant style (size, align, baseline, x_offset,
-    y_offset, style); None draws nothing."""
+def label_block(kind: str, rows: dict | None, n: int | None = None) -> dict:
+    """One kind's rows as source columns: ``rows`` has x, y, text, color and the kind's
+    constant style (size, align, baseline, x_offset, y_offset, style); None draws
+    nothing; ``n`` rows of it, with ``rows`` None, pad a source (:func:`at_least`)."""
     if n is None:
-        n = block_size(kind, 0 if rows is None else len(rows["text"]))
+        n = 0 if rows is None else len(rows["text"])
     count = 0 if rows is None else min(len(rows["text"]), n)
     pad = n - count
     nan = np.full(pad, np.nan, dtype=np.float32)
@@ -128,7 +107,7 @@ def label_blocks(
     concealed: bool,
     unit_bytes: int = 1,
 ) -> dict:
-    """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`padded_block`).
+    """Each figure's labels as ``[kind, rows or None]`` blocks (see :func:`label_block`).
 
     Every label is as large as its cell (``cells[figure]`` px) allows, up to its
     size at ``scale``, or dropped; position labels are dropped while
@@ -208,8 +187,8 @@ def _in_bytes(labels, unit_bytes: int) -> list[str]:
 
 
 def label_rows(blocks: dict) -> dict:
-    """Each figure's labels source data: its blocks, each padded to its fixed size."""
-    return {fig: _join([padded_block(k, r) for k, r in b]) for fig, b in blocks.items()}
+    """Each figure's labels source data: its blocks' rows, one kind after another."""
+    return {fig: _join([label_block(k, r) for k, r in b]) for fig, b in blocks.items()}
 
 
 #: How many drawings' label rows :func:`rows_for` keeps.
@@ -228,7 +207,7 @@ def rows_for(
     """``label_rows(label_blocks(...))`` of these arguments, kept for the last few drawings.
 
     Columns are kept and shared (:func:`explorer.columns.columns_for`), so the same
-    columns drawn at the same cell sizes are the same labels: about a thousand padded
+    columns drawn at the same cell sizes are the same labels: about a thousand
     rows at 64x64, built again at every student's edit before. What it returns is
     shared (:mod:`explorer.kept`); nothing changes it.
     """

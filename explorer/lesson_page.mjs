@@ -122,10 +122,10 @@ function conceal(args, drawing, concealed) {
   args.state.text = `<div class="candela-export-state">${drawing.pipeline}${concealed ? "" : drawing.layout}</div>`
 }
 
-// A figure's labels source from the drawing's blocks, as figures.label_rows builds it:
-// each kind's rows padded to its block's size with rows that draw nothing, and the whole
-// to at least `atLeast` rows (a text glyph's source must never get shorter), position
-// labels dropped while concealed.
+// A figure's labels source from the drawing's blocks, as labels.label_rows builds it:
+// each kind's rows one after another, the whole padded with rows that draw nothing to at
+// least `atLeast` rows (a text glyph's source must never get shorter), position labels
+// dropped while concealed.
 const LABEL_STYLE = {size: "0px", align: "left", baseline: "middle", x_offset: 0, y_offset: 0,
   style: "normal"}
 
@@ -134,18 +134,14 @@ function labelRows(drawing, fig, concealed, atLeast = 0) {
   for (const key of Object.keys(LABEL_STYLE)) out[key] = []
   for (let [kind, rows] of drawing.labels[fig]) {
     if (concealed && drawing.position_labels.includes(kind)) rows = null
-    const n = drawing.label_sizes[kind]
-    const count = rows === null ? 0 : Math.min(rows.text.length, n)
-    for (let i = 0; i < n; i++) {
-      const here = i < count
-      out.x.push(here ? rows.x[i] : NaN)
-      out.y.push(here ? rows.y[i] : NaN)
-      out.text.push(here ? rows.text[i] : "")
-      out.color.push(here ? rows.color[i] : "#000000")
+    const count = rows === null ? 0 : rows.text.length
+    for (let i = 0; i < count; i++) {
+      out.x.push(rows.x[i])
+      out.y.push(rows.y[i])
+      out.text.push(rows.text[i])
+      out.color.push(rows.color[i])
       out.kind.push(kind)
-      for (const [key, fallback] of Object.entries(LABEL_STYLE)) {
-        out[key].push(count ? rows[key] : fallback)
-      }
+      for (const key of Object.keys(LABEL_STYLE)) out[key].push(rows[key])
     }
   }
   while (out.text.length < atLeast) {

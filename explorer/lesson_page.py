@@ -125,7 +125,7 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
     layout line, the walk up to the asked jump, cells lettered, the buffer one colour.
     """
     from .fields import fields_html, headings_html, layout_line
-    from .labels import LABEL_BLOCKS, POSITION_LABELS, block_size
+    from .labels import POSITION_LABELS
 
     cols, tensor = _drawn_columns(result, question)
     waiting = L.grid_drawn(question, len(result.states) - 1)
@@ -145,14 +145,9 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
     )
     return {
         "sources": sources,
-        # The labels as blocks, unpadded: lesson_page.mjs pads each to its size, and drops
-        # the position labels while a question waits, as Figures.label_rows does.
+        # The labels as blocks: lesson_page.mjs joins them, and drops the position labels
+        # while a question waits, as labels.label_rows does.
         "labels": _plain(blocks),
-        "label_sizes": {
-            kind: block_size(kind, len(rows["text"]) if rows else 0)
-            for fig in LABEL_BLOCKS
-            for kind, rows in blocks[fig]
-        },
         "position_labels": sorted(POSITION_LABELS),
         "tags": figs.frames_source.tags,
         "logical_size": size(figs.logical_figure),
