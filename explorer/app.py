@@ -39,6 +39,7 @@ from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
+from explorer.patches.lean_display import LeanDisplay
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
@@ -69,7 +70,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(InlineOnce, pn.Row):
+class _Root(LeanDisplay, InlineOnce, pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson

@@ -1,0 +1,286 @@
+"""In a notebook, an explorer's output is made in one pass over its models, not thirteen.
+
+Patch ``lean_display`` (speed), for the explorer's own views only (a mixin,
+:class:`LeanDisplay`, of the view's outermost box, beside
+:class:`~explorer.patches.inline_once.InlineOnce`): Panel 1.9 makes a notebook
+output in steps that each walk the whole graph of the output's models
+(``bokeh.model.util.collect_models``, about 4 ms each for an explorer's ~100
+models): it adds the root to its document twice (``Viewable._render_model``, then
+``render_mimebundle``), each time taking every model out of any document first; the
+document recomputes its models at each root added (the view, the ``CommManager``,
+the ``Location``); it selects every ``UIElement`` again to inline stylesheets
+(already inlined here); Bokeh's ``standalone_docs_json_and_render_items`` walks the
+models for Python callbacks only to print a warning Panel suppresses; and
+``Document.to_json`` works out every property's default value only to drop it. Thirteen
+walks and the defaults were ~60% of the kernel's time to display an explorer.
+
+Here one display walks the models once (taking them out of any other document, as
+Panel does, and inlining their stylesheets), joins its document with the document
+frozen (the view, the ``CommManager`` and the ``Location``: the models recomputed
+once), and serializes the document without working out the defaults it drops
+(:func:`explorer.patches.lean_serialization._query_properties_with_values`, for
+these models only: the process's Bokeh is untouched). The bundle is Panel's: the same
+models with the same ids and properties, the same roots in the same order, the
+document held as Panel holds it, the same comm and callbacks, the same metadata;
+``tests/explorer/test_notebook_lean.py`` holds it to Panel's own. Off (or outside
+Panel's inline, Jupyter-comms case), Panel makes the output.
+
+Reproduction (for upstream): count ``bokeh.model.util.collect_models`` calls while
+``pn.Column(*[pn.widgets.TextInput() for _ in range(30)])._repr_mimebundle_()`` runs
+in a notebook: each walks every model of the output.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+from . import Patch, apply, is_on, register
+
+__all__ = ["LeanDisplay", "lean_display", "lean_json"]
+
+
+def lean_display() -> bool:
+    """Turn the patch on (see the module), if it may be; the explorer's views then use it."""
+    return apply("lean_display")
+
+
+@functools.cache
+def _serializer_class():
+    """Bokeh's ``Serializer``, serializing a model without working out the defaults it drops."""
+    from bokeh.core.serialization import Serializer
+    from bokeh.model import Model
+    from bokeh.settings import settings
+
+    from .lean_serialization import _query_properties_with_values
+
+    class LeanSerializer(Serializer):
+        def _encode(self, obj):
+            if (
+                not isinstance(obj, Model)
+                or type(obj).to_serializable is not Model.to_serializable
+                or settings.serialize_include_defaults()
+            ):
+                return super()._encode(obj)
+            # Bokeh 3.9's Model.to_serializable and HasProps.to_serializable, in one.
+            self.add_ref(obj, obj.ref)
+            rep = {"type": "object", "name": obj.__qualified_model__, "id": obj.id}
+            properties = _query_properties_with_values(
+                obj, lambda prop: prop.serialized, include_defaults=False
+            )
+            attributes = {key: self.encode(val) for key, val in properties.items()}
+            if attributes:
+                rep["attributes"] = attributes
+            return rep
+
+    return LeanSerializer
+
+
+def lean_json(doc) -> dict:
+    """``doc.to_json(deferred=False)`` (Bokeh 3.9's steps), its models serialized lean."""
+    from bokeh import __version__
+    from bokeh.core.has_props import is_DataModel
+    from bokeh.model import Model
+
+    data_models = [m for m in Model.model_class_reverse_map.values() if is_DataModel(m)]
+    serializer = _serializer_class()(deferred=False)
+    defs = serializer.encode(data_models)
+    config = serializer.encode(doc._config)
+    roots = serializer.encode(doc._roots)
+    callbacks = serializer.encode(doc.callbacks.js_event_callbacks)
+    doc_json = {"version": __version__, "title": doc.title, "config": config, "roots": roots}
+    if data_models:
+        doc_json["defs"] = defs
+    if doc.callbacks.js_event_callbacks:
+        doc_json["callbacks"] = callbacks
+    doc.models.flush_synced()
+    return doc_json
+
+
+def _render_model(model, comm=None) -> tuple[dict, dict]:
+    """Panel 1.9's ``render_model`` (inline resources), its document serialized lean.
+
+    Bokeh's ``standalone_docs_json_and_render_items`` for one model, less its walk of
+    every model for Python callbacks (for a warning Panel suppresses).
+    """
+    from bokeh.core.json_encoder import serialize_json
+    from bokeh.embed.elements import div_for_render_item
+    from bokeh.embed.util import RenderItem
+    from bokeh.util.serialization import make_globally_unique_css_safe_id, make_globally_unique_id
+    from panel.config import panel_extension as pnext
+    from panel.io.notebook import DOC_NB_JS, EXEC_MIME, mimebundle_to_html
+
+    target = model.ref["id"]
+    docid = make_globally_unique_id()
+    roots = {model: make_globally_unique_css_safe_id()}
+    docs_json = {docid: lean_json(model.document)}
+    render_item = RenderItem(docid, roots=roots)
+    div = div_for_render_item(render_item)
+    render_json = render_item.to_json()
+    requirements = [pnext._globals[ext] for ext in pnext._loaded_extensions
+                    if ext in pnext._globals]  # fmt: skip
+    ipywidget = "ipywidgets_bokeh" in sys.modules and "PANEL_IPYWIDGET" in os.environ
+    script = DOC_NB_JS.render(
+        docs_json=serialize_json(docs_json),
+        render_items=serialize_json([render_json]),
+        requirements=requirements,
+        ipywidget=ipywidget,
+    )
+    html = f"<div id='{target}'>{div}</div>"
+    data = {"text/html": html, "application/javascript": script}
+    return ({"text/html": mimebundle_to_html(data), EXEC_MIME: ""}, {EXEC_MIME: {"id": target}})
+
+
+def _lean_case() -> bool:
+    """Whether Panel would make this output the way the patch repeats: a notebook output with
+    Jupyter's comms, its resources inline, its extension loaded, no embedding, no Pyodide."""
+    from panel.config import config, panel_extension
+    from panel.io.state import state
+
+    return (
+        is_on("lean_display")
+        and is_on("inline_once")
+        and config.inline
+        and not config.embed
+        and config.comms == "default"
+        and not state._is_pyodide
+        and panel_extension._loaded
+    )
+
+
+class LeanDisplay:
+    """Mixin for the explorer's view: its notebook output made in one pass (see the module)."""
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        if not _lean_case():
+            return super()._repr_mimebundle_(include, exclude)
+        import functools as ft
+        import uuid
+
+        from bokeh.document import Document
+        from panel.config import config
+        from panel.io.notebook import JupyterCommManagerBinary as JupyterCommManager
+        from panel.io.resources import set_resource_mode
+        from panel.io.state import state
+        from panel.models.comm_manager import CommManager
+
+        # Panel 1.9's Viewable._repr_mimebundle_, its notebook case.
+        try:
+            from IPython import get_ipython
+
+            assert get_ipython().kernel is not None
+            state._comm_manager = JupyterCommManager
+        except Exception:
+            pass
+        location = None
+        if not state._views:  # the kernel's first output: Panel's global Location
+            from panel.io.location import Location
+
+            state._location = location = Location()
+        doc = Document()
+        comm = state._comm_manager.get_server_comm()
+        with set_resource_mode("inline"):  # Viewable._render_model, less its add_to_doc
+            model = self.get_root(doc, comm)
+            if self._design and self._design.theme.bokeh_theme:
+                doc.theme = self._design.theme.bokeh_theme
+        _take_out_and_inline(model)
+        # MimeRenderMixin._render_mimebundle: the comm from the page and its manager.
+        ref = model.ref["id"]
+        manager = CommManager(comm_id=comm.id, plot_id=ref)
+        client_comm = state._comm_manager.get_client_comm(
+            on_msg=ft.partial(self._on_msg, ref, manager),
+            on_error=ft.partial(self._on_error, ref),
+            on_stdout=ft.partial(self._on_stdout, ref),
+            on_open=lambda _: comm.init(),
+        )
+        self._comms[ref] = (comm, client_comm)
+        manager.client_comm_id = client_comm.id
+        _join(doc, model, manager, location, comm)
+        bundle = _render_model(model, comm)
+        if config.console_output != "disable":
+            from IPython.display import display
+
+            handle = display(display_id=uuid.uuid4().hex)
+            state._handles[ref] = (handle, [])
+        return bundle
+
+
+def _take_out_and_inline(model) -> None:
+    """Panel's ``add_to_doc``'s ``remove_root`` and ``patch_inline_stylesheets``, in one walk.
+
+    Every model of ``model`` is taken out of any document it was in, and its links to
+    Panel's stylesheets inlined (:func:`~explorer.patches.inline_once.inline_stylesheets`,
+    in the order of Panel's own walk: the sheet models get the ids they get there).
+    """
+    from bokeh.model.util import collect_models
+    from bokeh.models import UIElement
+
+    from .inline_once import inline_stylesheets
+
+    models = collect_models(model)
+    for each in models:
+        previous = each.document
+        each._document = None
+        if previous is not None:
+            previous.remove_root(each)
+    inline_stylesheets([m for m in models if isinstance(m, UIElement)])
+
+
+def _join(doc, model, manager, location, comm) -> None:
+    """``render_mimebundle``'s roots: the view, its ``CommManager`` and the kernel's first
+    ``Location`` join ``doc`` in Panel's order, the document held after the view as Panel
+    holds it, and its models recomputed once (Panel: once a root)."""
+    with doc.models.freeze():
+        doc.add_root(model)
+        if doc.callbacks.hold_value is None:
+            doc.hold()
+        doc.add_root(manager)
+        if location is not None:
+            doc.add_root(location._get_model(doc, model, model, comm))
+
+
+register(
+    Patch(
+        name="lean_display",
+        changes="panel.viewable.Viewable._repr_mimebundle_, overridden for the explorer's "
+        "views only (LeanDisplay): Panel's steps (get_root, the comm and its manager, the "
+        "document's roots, render_model) with the models walked once, the document "
+        "recomputed once and serialized without working out dropped defaults",
+        why="Panel 1.9 walks every model of an output about 13 times to display it, and "
+        "Bokeh works out every default value before dropping it when serializing",
+        buys="an explorer displayed in a notebook: about a third of the kernel's time "
+        "(see docs/benchmarks.md)",
+        checked={"panel": "1.9", "bokeh": "3.9"},
+        needs=(
+            "panel.viewable:Viewable.get_root",
+            "panel.viewable:Viewable._on_msg",
+            "panel.io.notebook:JupyterCommManagerBinary",
+            "panel.io.notebook:DOC_NB_JS",
+            "panel.io.notebook:EXEC_MIME",
+            "panel.io.notebook:mimebundle_to_html",
+            "panel.io.resources:set_resource_mode",
+            "panel.io.state:state._handles",
+            "panel.models.comm_manager:CommManager",
+            "bokeh.embed.util:RenderItem",
+            "bokeh.embed.elements:div_for_render_item",
+            "bokeh.document.models:DocumentModelManager.freeze",
+            "bokeh.model.util:collect_models",
+        ),
+        copies=(
+            ("panel.viewable:Viewable._repr_mimebundle_", "7d841d8599abf0f0"),
+            ("panel.viewable:Viewable._render_model", "a57e60a3f5d4d3a4"),
+            ("panel.viewable:MimeRenderMixin._render_mimebundle", "54bbe74492cc2555"),
+            ("panel.io.notebook:render_mimebundle", "1ff7ac5034c605c9"),
+            ("panel.io.notebook:render_model", "efebc6cf6c986da5"),
+            ("panel.io.model:add_to_doc", "07828d87e8a0a14c"),
+            ("panel.io.model:remove_root", "8cb0864e76591a1d"),
+            ("bokeh.embed.util:standalone_docs_json_and_render_items", "66202a87cdaefc23"),
+            ("bokeh.document.document:Document.to_json", "6c14801bfde49329"),
+            ("bokeh.model.model:Model.to_serializable", "22b00b286cc42244"),
+            ("bokeh.core.has_props:HasProps.to_serializable", "253a7ed63b12906e"),
+        ),
+        upstream="pn.extension(); count bokeh.model.util.collect_models calls in "
+        "pn.Column(*[pn.widgets.TextInput() for _ in range(30)])._repr_mimebundle_()",
+    )
+)
