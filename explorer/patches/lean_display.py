@@ -9,13 +9,15 @@ models): it adds the root to its document twice (``Viewable._render_model``, the
 ``render_mimebundle``), each time taking every model out of any document first; the
 document recomputes its models at each root added (the view, the ``CommManager``,
 the ``Location``); it selects every ``UIElement`` again to inline stylesheets
-(already inlined here); Bokeh's ``standalone_docs_json_and_render_items`` walks the
+(already inlined here); each figure's ``pn.pane.Bokeh`` walks its figure's models (half
+of the output's) for ``CustomJS`` models; Bokeh's ``standalone_docs_json_and_render_items`` walks the
 models for Python callbacks only to print a warning Panel suppresses; and
 ``Document.to_json`` works out every property's default value only to drop it. Thirteen
 walks and the defaults were ~60% of the kernel's time to display an explorer.
 
 Here one display walks the models once (taking them out of any other document, as
-Panel does, and inlining their stylesheets), joins its document with the document
+Panel does, and inlining their stylesheets; the figures' panes are told their ``CustomJS``
+models by the explorer, :class:`LeanBokehPane`), joins its document with the document
 frozen (the view, the ``CommManager`` and the ``Location``: the models recomputed
 once), and serializes the document without working out the defaults it drops
 (:func:`explorer.patches.lean_serialization._query_properties_with_values`, for
@@ -38,7 +40,7 @@ import sys
 
 from . import Patch, apply, is_on, register
 
-__all__ = ["LeanDisplay", "lean_display", "lean_json"]
+__all__ = ["LeanBokehPane", "LeanDisplay", "lean_display", "lean_json"]
 
 
 def lean_display() -> bool:
@@ -206,6 +208,39 @@ class LeanDisplay:
         return bundle
 
 
+class LeanBokehPane:
+    """Mixin for a ``pn.pane.Bokeh`` of the explorer's own figures, told the ``CustomJS``
+    models its object reaches, so Panel need not walk the figure's models to find them.
+
+    ``custom_js`` (a function of no arguments, called at each display) gives them, or
+    None when it cannot (Panel's own walk then runs). Panel's ``Bokeh._get_model``
+    rewrites the figure's id in each one's code to the output's root id;
+    ``tests/explorer/test_notebook_lean.py`` holds the list to Panel's own search.
+    """
+
+    #: Never chosen by ``pn.panel`` for a Bokeh model (Panel's pane for it is its own).
+    priority = False
+    custom_js = None
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        given = self.custom_js() if self.custom_js is not None else None
+        if root is None or given is None or not _lean_case() or (comm and self.autodispatch):
+            return super()._get_model(doc, root, parent, comm)
+        from bokeh.models import Spacer
+        from panel.io.model import remove_root
+
+        # Panel 1.9's Bokeh._get_model, the CustomJS models given, not searched for.
+        model = Spacer() if self.object is None else self.object
+        ref = root.ref["id"]
+        for js in given:
+            js.code = js.code.replace(model.ref["id"], ref)
+        if model._document and doc is not model._document:
+            remove_root(model, doc)
+        self._models[ref] = (model, parent)
+        self._design.apply_bokeh_theme_to_model(model, self.theme)
+        return model
+
+
 def _take_out_and_inline(model) -> None:
     """Panel's ``add_to_doc``'s ``remove_root`` and ``patch_inline_stylesheets``, in one walk.
 
@@ -266,10 +301,13 @@ register(
             "bokeh.embed.elements:div_for_render_item",
             "bokeh.document.models:DocumentModelManager.freeze",
             "bokeh.model.util:collect_models",
+            "panel.io.model:remove_root",
+            "panel.pane.plot:Bokeh._get_model",
         ),
         copies=(
             ("panel.viewable:Viewable._repr_mimebundle_", "7d841d8599abf0f0"),
             ("panel.viewable:Viewable._render_model", "a57e60a3f5d4d3a4"),
+            ("panel.pane.plot:Bokeh._get_model", "b6d5f9150ecdf870"),
             ("panel.viewable:MimeRenderMixin._render_mimebundle", "54bbe74492cc2555"),
             ("panel.io.notebook:render_mimebundle", "1ff7ac5034c605c9"),
             ("panel.io.notebook:render_model", "efebc6cf6c986da5"),

@@ -205,3 +205,26 @@ def test_an_explorers_output_walks_its_models_twice(notebook, monkeypatch):
         notebook(_explorer_view, lean=lean)
         counts[lean] = sum(1 for n in walks if n > 90)  # walks of the whole output
     assert counts[False] >= 9 and counts[True] <= 2, counts
+
+
+@pytest.mark.parametrize("compare", [False, True])
+def test_the_figures_panes_are_told_every_customjs_model_they_reach(compare):
+    # Panel searches a Bokeh pane's object for its CustomJS models (a walk of half the
+    # output's models) to rewrite the figure's id in their code; the explorer's panes are
+    # told them instead: exactly what that search finds, or None (Panel's search then runs).
+    from bokeh.models import CustomJS
+
+    from explorer import Explorer
+
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    if compare:
+        ex.compare = ".T"  # a second view, its hover callbacks on the first grid too
+    view = ex._view
+    panes = [*view.plots, view.traversal]
+    for pane in panes:
+        found = set(pane.object.select({"type": CustomJS}))
+        given = pane.custom_js()
+        if compare:
+            assert given is None and len(found) > 1, pane  # its hovers: Panel searches
+        else:
+            assert found == set(given) and found, pane
