@@ -186,7 +186,7 @@ class LeanDisplay:
             model = self.get_root(doc, comm)
             if self._design and self._design.theme.bokeh_theme:
                 doc.theme = self._design.theme.bokeh_theme
-        _take_out_and_inline(model)
+        reached = _take_out_and_inline(model)
         # MimeRenderMixin._render_mimebundle: the comm from the page and its manager.
         ref = model.ref["id"]
         manager = CommManager(comm_id=comm.id, plot_id=ref)
@@ -198,7 +198,7 @@ class LeanDisplay:
         )
         self._comms[ref] = (comm, client_comm)
         manager.client_comm_id = client_comm.id
-        _join(doc, model, manager, location, comm)
+        _join(doc, model, reached, manager, location, comm)
         bundle = _render_model(model, comm)
         if config.console_output != "disable":
             from IPython.display import display
@@ -241,15 +241,19 @@ class LeanBokehPane:
         return model
 
 
-def _take_out_and_inline(model) -> None:
+def _take_out_and_inline(model) -> set:
     """Panel's ``add_to_doc``'s ``remove_root`` and ``patch_inline_stylesheets``, in one walk.
 
     Every model of ``model`` is taken out of any document it was in, and its links to
     Panel's stylesheets inlined (:func:`~explorer.patches.inline_once.inline_stylesheets`,
     in the order of Panel's own walk: the sheet models get the ids they get there).
+    Returns the models ``model`` reaches now: those walked, the sheet models replaced
+    by their inline ones (sheets are reached only through ``stylesheets``).
     """
+    from bokeh.model import Model
     from bokeh.model.util import collect_models
     from bokeh.models import UIElement
+    from bokeh.models.css import StyleSheet
 
     from .inline_once import inline_stylesheets
 
@@ -259,20 +263,58 @@ def _take_out_and_inline(model) -> None:
         each._document = None
         if previous is not None:
             previous.remove_root(each)
-    inline_stylesheets([m for m in models if isinstance(m, UIElement)])
+    elements = [m for m in models if isinstance(m, UIElement)]
+    inline_stylesheets(elements)
+    sheets = {s for m in elements for s in m.stylesheets if isinstance(s, Model)}
+    return {m for m in models if not isinstance(m, StyleSheet)} | sheets
 
 
-def _join(doc, model, manager, location, comm) -> None:
+def _join(doc, model, reached: set, manager, location, comm) -> None:
     """``render_mimebundle``'s roots: the view, its ``CommManager`` and the kernel's first
     ``Location`` join ``doc`` in Panel's order, the document held after the view as Panel
-    holds it, and its models recomputed once (Panel: once a root)."""
-    with doc.models.freeze():
+    holds it; its models then collected as Bokeh's ``recompute`` does, from ``reached``
+    (the view's models, walked already) and the two others' (Panel: a walk a root)."""
+    models = doc.models
+    models._push_freeze()  # Bokeh's freeze, its recompute below
+    try:
         doc.add_root(model)
         if doc.callbacks.hold_value is None:
             doc.hold()
         doc.add_root(manager)
         if location is not None:
             doc.add_root(location._get_model(doc, model, model, comm))
+    finally:
+        models._freeze_count -= 1
+    for root in doc.roots:
+        if root is not model:
+            reached = reached | root.references()
+    _recompute(models, reached)
+
+
+def _recompute(manager, new_models: set) -> None:
+    """Bokeh 3.9's ``DocumentModelManager.recompute``, the document's models given."""
+    from bokeh.util.datatypes import MultiValuedDict
+
+    document = manager._document()
+    if document is None:
+        return
+    old_models = set(manager._models.values())
+    to_detach = old_models - new_models
+    to_attach = new_models - old_models
+    recomputed = {}
+    recomputed_by_name = MultiValuedDict()
+    for mn in new_models:
+        recomputed[mn.id] = mn
+        if mn.name is not None:
+            recomputed_by_name.add_value(mn.name, mn)
+    for md in to_detach:
+        manager._seen_model_ids.add(md.id)
+        md._detach_document()
+    for ma in to_attach:
+        ma._attach_document(document)
+        manager._new_models.add(ma)
+    manager._models = recomputed
+    manager._models_by_name = recomputed_by_name
 
 
 register(
@@ -299,7 +341,9 @@ register(
             "panel.models.comm_manager:CommManager",
             "bokeh.embed.util:RenderItem",
             "bokeh.embed.elements:div_for_render_item",
-            "bokeh.document.models:DocumentModelManager.freeze",
+            "bokeh.document.models:DocumentModelManager._push_freeze",
+            "bokeh.util.datatypes:MultiValuedDict",
+            "bokeh.models.css:StyleSheet",
             "bokeh.model.util:collect_models",
             "panel.io.model:remove_root",
             "panel.pane.plot:Bokeh._get_model",
@@ -313,6 +357,8 @@ register(
             ("panel.io.notebook:render_model", "efebc6cf6c986da5"),
             ("panel.io.model:add_to_doc", "07828d87e8a0a14c"),
             ("panel.io.model:remove_root", "8cb0864e76591a1d"),
+            ("bokeh.document.models:DocumentModelManager.recompute", "cb3c609da144a707"),
+            ("bokeh.document.models:DocumentModelManager._pop_freeze", "e4d0d26f1430bccb"),
             ("bokeh.embed.util:standalone_docs_json_and_render_items", "66202a87cdaefc23"),
             ("bokeh.document.document:Document.to_json", "6c14801bfde49329"),
             ("bokeh.model.model:Model.to_serializable", "22b00b286cc42244"),
