@@ -76,6 +76,13 @@ def _serializer_class():
                 rep["attributes"] = attributes
             return rep
 
+        def _encode_list(self, obj: list):
+            # A list of strings (a labels source's columns: thousands of rows) is its own
+            # encoding: Bokeh encodes item by item, each a str, as it is.
+            if all(type(item) is str for item in obj):
+                return list(obj)
+            return super()._encode_list(obj)
+
     return LeanSerializer
 
 
@@ -363,6 +370,9 @@ register(
             ("bokeh.document.document:Document.to_json", "6c14801bfde49329"),
             ("bokeh.model.model:Model.to_serializable", "22b00b286cc42244"),
             ("bokeh.core.has_props:HasProps.to_serializable", "253a7ed63b12906e"),
+            ("bokeh.core.serialization:Serializer._encode_list", "7cfa20b6ba441d04"),
+            ("bokeh.core.serialization:Serializer._encode_str", "7b7b9ee85d1b8d54"),
+            ("bokeh.core.serialization:Serializer.encode", "0c63028ef5992b33"),
         ),
         upstream="pn.extension(); count bokeh.model.util.collect_models calls in "
         "pn.Column(*[pn.widgets.TextInput() for _ in range(30)])._repr_mimebundle_()",
