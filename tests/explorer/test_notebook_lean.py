@@ -12,6 +12,7 @@ are compared up to a renaming of ids, and every other model's id must be the sam
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -52,10 +53,15 @@ def notebook(monkeypatch):
     return display
 
 
-def _explorer_view():
+def _explorer_view(**params):
     from explorer import Explorer
 
-    return Explorer(shape=(3, 4), ops=".transpose()")._create_view()
+    return Explorer(shape=(3, 4), ops=".transpose()", **params)._create_view()
+
+
+#: Explorers in states that draw differently: a second view (its panes' CustomJS found
+#: by Panel's search), presenter mode, the dark theme, a lesson open.
+STATES = [{}, {"compare": ".T"}, {"presenter": True}, {"theme": "dark"}, {"lesson": "transpose"}]
 
 
 def _docs_json(html: str) -> dict:
@@ -108,10 +114,12 @@ def _model_ids(doc_json: dict, but: str = "InlineStyleSheet") -> set[str]:
     return found
 
 
+@pytest.mark.parametrize("params", STATES, ids=lambda p: ",".join(p) or "default")
 @pytest.mark.patched("lean_display", "inline_once")
-def test_an_explorers_output_is_panels_own_output(notebook):
-    panels_view, (panels, panels_meta) = notebook(_explorer_view, lean=False)
-    lean_view, (lean, lean_meta) = notebook(_explorer_view)
+def test_an_explorers_output_is_panels_own_output(notebook, params):
+    make = functools.partial(_explorer_view, **params)
+    panels_view, (panels, panels_meta) = notebook(make, lean=False)
+    lean_view, (lean, lean_meta) = notebook(make)
     assert lean_meta == panels_meta and set(lean) == set(panels)
     _same_output(lean["text/html"], panels["text/html"])
     assert len(_model_ids(_docs_json(lean["text/html"]))) > 90
