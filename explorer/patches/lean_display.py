@@ -256,8 +256,8 @@ def _take_out_and_inline(model) -> set:
     """Panel's ``add_to_doc``'s ``remove_root`` and ``patch_inline_stylesheets``, in one walk.
 
     Every model of ``model`` is taken out of any document it was in, and its links to
-    Panel's stylesheets inlined (:func:`~explorer.patches.inline_once.inline_stylesheets`,
-    in the order of Panel's own walk: the sheet models get the ids they get there).
+    Panel's stylesheets inlined (:func:`~explorer.patches.inline_once.inline_stylesheets`;
+    the sheet models are numbered in the walk's order, Panel's in the order of a set).
     Returns the models ``model`` reaches now: those walked, the sheet models replaced
     by their inline ones (sheets are reached only through ``stylesheets``).
     """
