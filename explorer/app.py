@@ -39,6 +39,7 @@ from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
+from explorer.patches.lean_display import LeanBokehPane, LeanDisplay
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState
 from explorer.style import (
@@ -69,7 +70,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(InlineOnce, pn.Row):
+class _Root(LeanDisplay, InlineOnce, pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson
@@ -97,9 +98,17 @@ class _Root(InlineOnce, pn.Row):
     _on_gone = None
 
 
-def _figure_pane(model) -> pn.pane.Bokeh:
-    """A pane for one of a view's Bokeh models (a figure, the traversal's controls)."""
-    return pn.pane.Bokeh(model, autodispatch=False)
+class _FigurePane(LeanBokehPane, pn.pane.Bokeh):
+    """A ``pn.pane.Bokeh`` told the ``CustomJS`` models its figure reaches (see
+    :class:`~explorer.patches.lean_display.LeanBokehPane`)."""
+
+
+def _figure_pane(model, custom_js=None) -> pn.pane.Bokeh:
+    """A pane for one of a view's Bokeh models (a figure, the traversal's controls);
+    ``custom_js()`` gives every ``CustomJS`` model it reaches (None: unknown)."""
+    pane = _FigurePane(model, autodispatch=False)
+    pane.custom_js = custom_js
+    return pane
 
 
 class _View:
@@ -110,8 +119,11 @@ class _View:
         f = self.figures
         # The figures have no Python callbacks (the page's traversal and hover are
         # JavaScript): nothing for Panel to wrap for a notebook, model by model, at each display.
-        self.plots = [_figure_pane(f.logical_figure), _figure_pane(f.buffer_figure)]
-        self.traversal = _figure_pane(f.traversal)
+        # The figures and the traversal reach one another, and one CustomJS model, until
+        # a second view (compare) adds its own to the first grid.
+        js = lambda: (f.traverse_js,) if self.compare is None else None  # noqa: E731
+        self.plots = [_figure_pane(f.logical_figure, js), _figure_pane(f.buffer_figure, js)]
+        self.traversal = _figure_pane(f.traversal, js)
         scroll = {"overflow": "auto", "max-width": "100%"}
         #: The second view (``compare``): built the first time there is one (its models
         #: cost every page that never compares), then beside the first grid.

@@ -475,6 +475,8 @@ class Figures:
             forward=C.FORWARD,
             backward=C.BACKWARD,
         )
+        #: The figures' one CustomJS model (see custom_js).
+        self.traverse_js = traverse
         for button in self.buttons.values():
             button.js_on_click(traverse)
         self.frame_slider.js_on_change("value", traverse)

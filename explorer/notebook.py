@@ -98,6 +98,7 @@ def ensure_extension() -> None:
 
     from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
+    from .patches.lean_display import lean_display
 
     if not in_notebook():
         return
@@ -120,6 +121,7 @@ def ensure_extension() -> None:
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         _inline[0] = True
         inline_once()  # and the explorer's outputs inline their stylesheets in one pass
+        lean_display()  # and are made walking their models once
     from panel.io.state import state
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs

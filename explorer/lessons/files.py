@@ -8,6 +8,7 @@ text. No Panel, no Bokeh.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -256,12 +257,20 @@ def _load_lesson_file(path: Path) -> Lesson:
             raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise LessonError(source, "", f"cannot read the file ({exc.strerror or exc})") from exc
-    lesson = parse_lesson_json(raw, source)
+    lesson = _parsed(raw, source)
     if lesson.id != match.group(2):
         raise LessonError(
             source, "id", f"is {lesson.id!r} but the file name says {match.group(2)!r}"
         )
     return lesson
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(raw: bytes, source: str) -> Lesson:
+    """:func:`parse_lesson_json`, once per file contents: every explorer reads every lesson
+    file, and a lesson (frozen, all the way down) can be shared. A file that does not
+    parse raises each time (nothing kept)."""
+    return parse_lesson_json(raw, source)
 
 
 def parse_lesson_json(raw: bytes | str, source: str = "<lesson>") -> Lesson:

@@ -86,6 +86,7 @@ MODULES = (
     "inline_panes",
     "forget_outputs",
     "inline_once",
+    "lean_display",
     "load_once",
     "quick_updates",
     "comm_stdout",
