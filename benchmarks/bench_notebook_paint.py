@@ -59,6 +59,9 @@ def plain():
     return pn.pane.Bokeh(fig)
 """
 LOAD = "ensure_extension()  # Panel's JavaScript, in this cell's output"
+#: Panel's own first display, for reference: its extension (inline, as the explorer's,
+#: so that it draws offline) and the pane, in one cell.
+FIRST_PLAIN = "pn.extension(inline=True)\nplain()"
 EXPLORER = "explorer.Explorer(shape=(3, 4))"
 PLAIN = "plain()"
 #: The figures each kind of output paints (their Bokeh names).
@@ -198,12 +201,15 @@ def main() -> None:
                        for i, (label, path) in enumerate(checkouts.items())}  # fmt: skip
             # The first explorer of a session: a fresh kernel and page, the imports run,
             # then the explorer's cell; the checkouts alternate.
-            first: dict[str, list] = {label: [] for label in checkouts}
-            for n in range(args.first_runs):
-                for label, kernel in kernels.items():
-                    name = f"first-{kernel}-{n}.ipynb"
-                    offline, page = session(browser, jupyter, name, [SETUP, EXPLORER], kernel)
-                    first[label].append(run_cell(page, 1, FIGURES[EXPLORER]))
+            # Panel's own first display (its extension and the pane) alternates with them.
+            first: dict[str, list] = {label: [] for label in [*checkouts, FIRST_PLAIN]}
+            for _ in range(args.first_runs):
+                for label, kernel in [*kernels.items(), (FIRST_PLAIN, kernels["this checkout"])]:
+                    name = f"first-{len(first[label])}-{abs(hash(label))}.ipynb"
+                    code = PLAIN if label == FIRST_PLAIN else EXPLORER
+                    cells = [SETUP, FIRST_PLAIN if label == FIRST_PLAIN else EXPLORER]
+                    offline, page = session(browser, jupyter, name, cells, kernel)
+                    first[label].append(run_cell(page, 1, FIGURES[code]))
                     errors += offline.errors
                     blocked += offline.blocked
                     offline.close()
@@ -231,6 +237,9 @@ def main() -> None:
         finally:
             jupyter.stop()
             browser.close()
+    plain_first = statistics.median(r["shown"] for r in first[FIRST_PLAIN])
+    print(f"Panel's own first display (a fresh kernel: pn.extension(inline=True) and the "
+          f"pane in one cell), median of {args.first_runs}: {plain_first:.1f} ms")  # fmt: skip
     for label in checkouts:
         report(label, first[label], times[label], args.runs)
     if errors:
