@@ -1,7 +1,10 @@
 """Candela Explorer: a Panel + Bokeh dashboard that shows how a tensor's elements sit in memory.
 
 Importing this package has no side effects: Panel is imported only when
-:class:`Explorer` is first used. The pure parts — the pipeline parser
+:class:`Explorer` is first used. In a notebook that first use (``explorer.Explorer``,
+``show``, ``compare``) also sends the page Panel's JavaScript, before the explorer's
+own modules are imported: the page loads it while the kernel builds the explorer
+(:func:`explorer.notebook.ensure_extension`). The pure parts — the pipeline parser
 (:mod:`explorer.pipeline`), the state (:mod:`explorer.state`), the column data
 (:mod:`explorer.columns`) and the fields' text (:mod:`explorer.fields`) — need no
 Panel at all.
@@ -13,6 +16,10 @@ __all__ = ["Explorer", "compare", "show"]
 
 
 def __getattr__(name: str):
+    if name in __all__:
+        from .notebook import ensure_extension
+
+        ensure_extension()  # in a notebook, once per page; elsewhere nothing
     if name == "Explorer":
         from .app import Explorer
 

@@ -1,9 +1,13 @@
 """The notebook display glue of an explorer: offline, on every page, redrawn in place.
 
 Panel needs ``pn.extension()`` before it can display anything in a notebook,
-and its JavaScript in the page. :func:`ensure_extension` runs it lazily, when
-an :class:`Explorer` is displayed, so importing ``explorer`` (or calling
-``show`` outside a notebook) changes nothing in Panel's configuration. It runs
+and its JavaScript in the page. :func:`ensure_extension` runs it lazily: at the
+first use of ``explorer.Explorer``, ``show`` or ``compare`` in a notebook, before
+the explorer's modules are imported (the page then loads Panel's JavaScript while
+the kernel builds the explorer: a first display's time is the longer of the two,
+not their sum), and whenever an explorer is displayed on a page that lacks it.
+Importing ``explorer`` (or calling ``show`` outside a notebook) changes nothing in
+Panel's configuration. It runs
 once per front-end page, not once per kernel: a notebook reopened (or a
 browser tab reloaded) on a kernel that is still running is a new page without
 Bokeh or Panel, and Panel alone counts its extension as loaded for good. Pages
@@ -93,16 +97,15 @@ def _page() -> str:
 
 def ensure_extension() -> None:
     """Load Panel's notebook extension, inlined, into the page that is displaying, once."""
+    if not in_notebook():
+        return
     import panel as pn
     from panel.config import panel_extension
 
+    from .patches.comm_stdout import apply as capture_per_thread
     from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
     from .patches.lean_display import lean_display
-
-    if not in_notebook():
-        return
-    from .patches.comm_stdout import apply as capture_per_thread
 
     capture_per_thread()
     _watch_cells()

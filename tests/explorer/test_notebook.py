@@ -199,3 +199,35 @@ def test_other_panel_outputs_of_the_kernel_keep_panels_own_resources(tmp_path):
     assert "cdn.holoviz.org/panel" not in shown["data"]["text/html"]
     assert stdout(cells[1]) == ["False"]
     assert "cdn.holoviz.org/panel" in markdown["data"]["text/html"]
+
+
+def test_the_first_use_in_a_notebook_sends_panels_javascript_before_the_explorer_is_imported(
+    tmp_path,
+):
+    # The page loads Panel's JavaScript (3 MB) while the kernel imports and builds the
+    # explorer: a first display takes the longer of the two, not their sum.
+    finder = (
+        "import sys\n"
+        "class Tell:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'explorer.app':\n"
+        "            print('importing explorer.app', flush=True)\n"
+        "sys.meta_path.insert(0, Tell())\n"
+        "import explorer\n"
+        "print('explorer.app' in sys.modules)"
+    )
+    cells = run_cells(
+        tmp_path,
+        [finder, "ex = explorer.Explorer(shape=(3, 4))", "ex", "explorer.Explorer(shape=(2, 2))"],
+    )
+    assert stdout(cells[0]) == ["False"]  # importing the package loads nothing
+    kinds = [
+        "load" if PANEL_LOAD in o.get("data", {}) else "".join(o.get("text", "")).strip()
+        for o in cells[1].outputs
+    ]
+    assert "load" in kinds and "importing explorer.app" in kinds, kinds
+    assert kinds.index("load") < kinds.index("importing explorer.app"), kinds
+    # Once per page: the explorers displayed afterwards carry none of it.
+    for cell in cells[2:]:
+        assert [PANEL_EXEC in types for types in mimetypes(cell)].count(True) == 1
+        assert not any(PANEL_LOAD in types for types in mimetypes(cell))
