@@ -12,11 +12,15 @@ Panel at all.
 
 from __future__ import annotations
 
+import threading
+
 __all__ = ["Explorer", "compare", "show"]
 
 
 def __getattr__(name: str):
-    if name in __all__:
+    if name in __all__ and threading.current_thread() is threading.main_thread():
+        # A cell runs on the kernel's main thread; a server's or a user's thread of the
+        # same kernel (pn.serve from a notebook) displays nothing in the notebook.
         from .notebook import ensure_extension
 
         ensure_extension()  # in a notebook, once per page; elsewhere nothing

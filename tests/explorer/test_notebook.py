@@ -231,3 +231,22 @@ def test_the_first_use_in_a_notebook_sends_panels_javascript_before_the_explorer
     for cell in cells[2:]:
         assert [PANEL_EXEC in types for types in mimetypes(cell)].count(True) == 1
         assert not any(PANEL_LOAD in types for types in mimetypes(cell))
+
+
+def test_a_first_use_on_another_thread_of_the_kernel_sends_nothing_to_the_notebook(tmp_path):
+    # pn.serve(explorer.Explorer) from a notebook builds explorers on the server's thread:
+    # Panel's JavaScript then goes with the first explorer a cell displays, not the
+    # cell that happened to be running.
+    cells = run_cells(
+        tmp_path,
+        [
+            "import threading, explorer\n"
+            "t = threading.Thread(target=lambda: explorer.Explorer(shape=(2, 2)))\n"
+            "t.start(); t.join()",
+            "explorer.Explorer(shape=(3, 4))",
+        ],
+    )
+    assert not any(PANEL_LOAD in types for types in mimetypes(cells[0]))
+    loads = [i for i, types in enumerate(mimetypes(cells[1])) if PANEL_LOAD in types]
+    shown = [i for i, types in enumerate(mimetypes(cells[1])) if PANEL_EXEC in types]
+    assert loads and shown and min(loads) < min(shown)
