@@ -67,19 +67,17 @@ def _font(px: float) -> str:
     return f"{int(px * 2) / 2:g}px"  # whole or half pixels, never larger than asked
 
 
-def label_block(kind: str, rows: dict | None, n: int | None = None) -> dict:
+def label_block(kind: str, rows: dict | None, pad: int = 0) -> dict:
     """One kind's rows as source columns: ``rows`` has x, y, text, color and the kind's
     constant style (size, align, baseline, x_offset, y_offset, style); None draws
-    nothing; ``n`` rows of it, with ``rows`` None, pad a source (:func:`at_least`)."""
-    if n is None:
-        n = 0 if rows is None else len(rows["text"])
-    count = 0 if rows is None else min(len(rows["text"]), n)
-    pad = n - count
+    nothing. ``pad`` rows that draw nothing follow them (:func:`at_least`)."""
+    count = 0 if rows is None else len(rows["text"])
+    n = count + pad
     nan = np.full(pad, np.nan, dtype=np.float32)
     out = {
         "x": np.concatenate([np.asarray(rows["x"][:count] if count else [], np.float32), nan]),
         "y": np.concatenate([np.asarray(rows["y"][:count] if count else [], np.float32), nan]),
-        "text": [*(rows["text"][:count] if count else []), *[""] * pad],
+        "text": [*(rows["text"] if count else []), *[""] * pad],
         "color": [*(list(rows["color"][:count]) if count else []), *["#000000"] * pad],
     }
     for key, default in (("size", "0px"), ("align", "left"), ("baseline", "middle"),
