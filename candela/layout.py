@@ -345,19 +345,19 @@ class Layout:
         return self._make(shape, self._stride, self._offset + begin * self._stride[axis])
 
     def transpose(self, *axes: int | Sequence[int]) -> Layout:
-        """Reverse every axis; or NumPy's permutation; or PyTorch's swap of two axes.
+        """Reverse every axis; or swap two (seed 003, PyTorch); or NumPy's permutation.
 
         - no axes: every axis reversed (``.T``);
-        - every axis listed, as one tuple or separately (``transpose(2, 0, 1)``,
-          ``transpose((2, 0, 1))``): NumPy's permutation, as `transpose_axes`;
-        - two axes on a layout of another rank (``transpose(0, 2)`` of a 3-D
-          layout): PyTorch's swap, as `swapaxes`. On a 2-D layout two axes
-          are the permutation, as in NumPy, so ``transpose(0, 1)`` changes
-          nothing there; the same axis twice is a swap that changes nothing.
+        - two separate axes: their swap, on every rank, as seed 003's
+          ``transpose(dim0, dim1)`` and PyTorch's (``swapaxes``); the same axis
+          twice changes nothing;
+        - one tuple (``transpose((2, 0, 1))``), or every axis listed separately on
+          a layout of rank other than 2 (``transpose(2, 0, 1)``): NumPy's
+          permutation, as `transpose_axes`.
 
         >>> Layout((2, 3, 4)).transpose().shape, Layout((2, 3, 4)).transpose(2, 0, 1).shape
         ((4, 3, 2), (4, 2, 3))
-        >>> Layout((2, 3, 4)).transpose(0, 2).stride, Layout((2, 3)).transpose(1, 0).stride
+        >>> Layout((2, 3, 4)).transpose(0, 2).stride, Layout((2, 3)).transpose(0, 1).stride
         ((1, 4, 12), (1, 3))
         """
         if not axes:
@@ -365,23 +365,17 @@ class Layout:
         given = T.one_or_many(axes)
         if given is not axes:
             return self.transpose_axes(given)  # type: ignore[arg-type]
-        if len(axes) == 2 and (self.rank != 2 or self._same_axis(*axes)):
-            return self.swapaxes(*axes)  # type: ignore[arg-type]
+        if len(axes) == 2:
+            return self._swap(*axes, what="transpose axis")  # type: ignore[misc]
         if len(axes) == self.rank:
             return self.transpose_axes(axes)  # type: ignore[arg-type]
         raise NotEnoughAxes(
-            f"transpose({', '.join(map(str, axes))}): give no axes (reverse them all), all "
-            f"{T.count(self.rank, 'axis', 'axes')} (a permutation, as NumPy) or two to swap "
-            f"(as PyTorch), got {T.count(len(axes), 'axis', 'axes')}",
+            f"transpose({', '.join(map(str, axes))}): give no axes (reverse them all), two to "
+            f"swap (as seed 003 and PyTorch) or all {T.count(self.rank, 'axis', 'axes')} "
+            f"(a permutation, as NumPy), got {T.count(len(axes), 'axis', 'axes')}",
             axes=axes,
             rank=self.rank,
         )
-
-    def _same_axis(self, a: object, b: object) -> bool:
-        try:
-            return T.canonical_axis(a, self.rank) == T.canonical_axis(b, self.rank)
-        except AxesOutOfBounds:
-            return False
 
     def swapaxes(self, axis1: int, axis2: int) -> Layout:
         """Swap two axes (NumPy's ``swapaxes``, PyTorch's two-axis ``transpose``).
@@ -389,8 +383,11 @@ class Layout:
         >>> Layout((2, 3, 4)).swapaxes(0, -1).stride
         (1, 4, 12)
         """
-        a = T.canonical_axis(axis1, self.rank, "swapaxes axis")
-        b = T.canonical_axis(axis2, self.rank, "swapaxes axis")
+        return self._swap(axis1, axis2, what="swapaxes axis")
+
+    def _swap(self, axis1: int, axis2: int, what: str) -> Layout:
+        a = T.canonical_axis(axis1, self.rank, what)
+        b = T.canonical_axis(axis2, self.rank, what)
         axes = list(range(self.rank))
         axes[a], axes[b] = axes[b], axes[a]
         return self._permute(axes)

@@ -14,7 +14,7 @@ flip it starts from the tensor that holds the explorer's buffer, and a
 negative stride is walked forwards from the axis's far end and then flipped.
 
 Each op's words are worked out from the layout before and after it (a
-two-axis ``transpose`` is NumPy's ``swapaxes`` on a 3-D tensor, a flatten of
+two-axis ``transpose`` is NumPy's ``swapaxes``, a flatten of
 some axes is a ``reshape`` to the shape it made). An op without words of its
 own here is written as it is in the pipeline, which is right for the ops
 whose spelling the three libraries share.
@@ -146,17 +146,11 @@ def _transpose(e: str, step: Step, before, after, w: _Writer) -> str:
         if w.lib == "np" or rank == 2:
             return f"{e}.T"
         return f"{e}.permute({_args(tuple(range(rank - 1, -1, -1)))})"
-    if (
-        len(args) == 1
-        and isinstance(args[0], tuple)
-        or len(args) == rank
-        and not (len(args) == 2 and rank != 2)
-    ):
+    if len(args) == 1 and isinstance(args[0], tuple) or len(args) == rank != 2:
         axes = args[0] if isinstance(args[0], tuple) else args
-        same = len(args) == 2 and _canonical(args[0], rank) == _canonical(args[1], rank)
-        if not same:
-            word = "transpose" if w.lib == "np" else "permute"
-            return f"{e}.{word}({_args(tuple(axes))})"
+        word = "transpose" if w.lib == "np" else "permute"
+        return f"{e}.{word}({_args(tuple(axes))})"
+    # two separate axes: seed 003's and PyTorch's swap, on every rank
     word = "swapaxes" if w.lib == "np" else "transpose"
     return f"{e}.{word}({args[0]}, {args[1]})"
 
@@ -327,12 +321,21 @@ def _copy(e: str, step: Step, before, after, w: _Writer) -> str:
         expr = f"{e}.contiguous()"
     else:
         expr = f"{e}.clone(memory_format=torch.contiguous_format)"
+    if step.name == "contiguous" and before.is_contiguous():
+        return _named(expr, w)  # the explorer's (and NumPy's) view itself: the same buffer
+    return _new_buffer(expr, w)
+
+
+def _named(expr: str, w: _Writer) -> str:
     w.copies += 1
     name = f"c{w.copies}" if w.copies > 1 else "c"
     w.lines.append(f"{name} = {expr}")
-    if step.name == "contiguous" and before.is_contiguous():
-        return name  # the explorer's (and NumPy's) view itself: the buffer is the same
-    # a new buffer: name it, so that a later as_strided can start from it
+    return name
+
+
+def _new_buffer(expr: str, w: _Writer) -> str:
+    """A copy into a new buffer: named, so that a later as_strided can start from it."""
+    name = _named(expr, w)
     w.buffer = f"{name}.reshape(-1)"
     # PyTorch's contiguous() of a flip's contiguous copy is that copy, which may start
     # partway into its storage
@@ -410,6 +413,8 @@ def _snippet(result, lib: str) -> str:
     for step, before, after in zip(result.steps, result.states, result.states[1:]):
         words = WORDS.get(step.name, _same_text)
         expr = words(expr, step, before.layout, after.layout, w)
+        if after.buffer is not before.buffer and words is not _copy:
+            expr = _new_buffer(expr, w)  # a reshape strides cannot say copied, as NumPy's does
     body = []
     if w.needs_buf:
         body.append(f"buf = {lib}.arange({result.states[0].buffer.shape[0]})")

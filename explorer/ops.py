@@ -250,8 +250,8 @@ register(
     Op(
         "transpose",
         (Arg("axes", "ints", "", optional=True),),
-        help="no axes: reverse every axis; every axis listed: NumPy's permutation "
-        "(on 2-D, .transpose(0, 1) changes nothing); two axes of another rank: PyTorch's swap",
+        help="no axes: reverse every axis; two axes: swap them (PyTorch, on every rank); "
+        "one tuple, or every axis of a 3-D or larger tensor: NumPy's permutation",
         numpy="a.T / a.transpose(2, 0, 1)",
         torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
         spread=True,

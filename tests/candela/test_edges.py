@@ -145,6 +145,19 @@ def test_worked_examples_from_the_seed():
     ]
 
 
+def test_seed_003_transpose_swaps_two_axes_on_every_rank():
+    # 003: `transpose(dim0, dim1)` swaps two axes: [2, 3, 4] transpose(0, 2) -> [4, 3, 2],
+    # strides [12, 4, 1] -> [1, 4, 12]. A swap on a 2-D layout too (PyTorch's meaning).
+    t = Layout((2, 3, 4)).transpose(0, 2)
+    assert (t.shape, t.stride) == ((4, 3, 2), (1, 4, 12))
+    m = Layout((2, 3)).transpose(0, 1)
+    assert (m.shape, m.stride) == ((3, 2), (1, 3))
+    assert Layout((2, 3)).transpose(1, 0) == m
+    assert Layout((2, 3)).transpose(1, 1) == Layout((2, 3))  # the same axis: no change
+    assert Layout((2, 3)).transpose((0, 1)) == Layout((2, 3))  # one tuple: NumPy's permutation
+    assert Layout((2, 3, 4)).transpose(2, 0, 1).shape == (4, 2, 3)  # all axes: a permutation
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_a_fresh_layout_is_contiguous_with_unit_adj_stride(shape):
     layout = Layout(shape)
