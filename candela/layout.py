@@ -493,6 +493,23 @@ class Layout:
             )
         return self._shape[:a] + (T.prod(self._shape[a : b + 1]),) + self._shape[b + 1 :]
 
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Layout:
+        """Axis `dim` split into axes of `sizes` (one may be ``-1``): always zero-copy.
+
+        PyTorch's ``unflatten``; the split axes walk as the one they replace did.
+
+        >>> Layout((2, 6)).unflatten(1, (2, -1)).shape, Layout((6, 2)).transpose().unflatten(1, (3, 2)).stride
+        ((2, 2, 3), (1, 4, 2))
+        """
+        d = T.canonical_axis(dim, self.rank, "unflatten axis")
+        if isinstance(sizes, int) or not isinstance(sizes, Sequence):
+            sizes = (sizes,)  # type: ignore[assignment]
+        dims = T.check_view_shape(tuple(sizes), self._shape[d])
+        # the split axes walk as the one they replace: its stride times a row-major count
+        split = tuple(c * self._stride[d] for c in T.contiguous_strides(dims))
+        shape = self._shape[:d] + dims + self._shape[d + 1 :]
+        return self._make(shape, self._stride[:d] + split + self._stride[d + 1 :], self._offset)
+
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Layout:
         """The diagonal of axes `dim1`, `dim2` as one axis appended last (NumPy's, PyTorch's).
 

@@ -219,6 +219,9 @@ class Tensor:
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return self._with(self._layout.diagonal(offset, dim1, dim2))
 
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        return self._with(self._layout.unflatten(dim, sizes))
+
     def unfold(self, dim: int, size: int, step: int) -> Tensor:
         return self._with(self._layout.unfold(dim, size, step))
 

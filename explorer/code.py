@@ -304,10 +304,43 @@ def _unsqueeze(e: str, step: Step, before, after, w: _Writer) -> str:
 
 def _squeeze(e: str, step: Step, before, after, w: _Writer) -> str:
     if step.args:
-        axes = step.args[0]
-        dropped = len(axes) if isinstance(axes, tuple) else 1
-        return _zero_d(f"{e}.squeeze({_args(step.args)})", before.rank - dropped)
+        axes = step.args[0] if isinstance(step.args[0], tuple) else (step.args[0],)
+        # PyTorch's squeeze(dim) leaves an axis whose size is not 1; NumPy's would refuse it
+        ones = tuple(a for a in axes if before.shape[_canonical(a, before.rank)] == 1)
+        if not ones:
+            return e
+        if w.lib == "np" and ones != axes:
+            axes = ones
+        dropped = len(axes)
+        text = _args((axes if len(axes) > 1 else axes[0],))
+        return _zero_d(f"{e}.squeeze({text})", before.rank - dropped)
     return _zero_d(f"{e}.squeeze()", sum(1 for n in before.shape if n != 1))
+
+
+def _ravel(e: str, step: Step, before, after, w: _Writer) -> str:
+    # NumPy's own ravel copies any array that is not C-contiguous; reshape(-1) is
+    # NumPy's view-where-strides-allow, as candela's ravel is
+    fortran = after.len > 1 and before.rank > 1 and step.args and _reads_fortran(step, before)
+    if w.lib == "np":
+        return f"{e}.reshape(-1, order='F')" if fortran else f"{e}.reshape(-1)"
+    if fortran:  # PyTorch has no order: reverse the axes first
+        e = _transpose(e, Step("transpose"), before, after, w)
+    return f"{e}.ravel()"
+
+
+def _reads_fortran(step: Step, before) -> bool:
+    order = step.args[0]
+    if order == "A":
+        return not before.is_contiguous() and before.transpose().is_contiguous()
+    return order == "F"
+
+
+def _view(e: str, step: Step, before, after, w: _Writer) -> str:
+    if not step.args:  # NumPy's a.view(): the same view again
+        return f"{e}.view()" if w.lib == "np" else f"{e}.view({_args(after.shape)})"
+    return _reshape_to_after(e, step, before, after, w) if w.lib == "np" else _same_text(
+        e, step, before, after, w
+    )
 
 
 def _mT(e: str, step: Step, before, after, w: _Writer) -> str:
@@ -352,7 +385,8 @@ WORDS: dict[str, Translate] = {
     "subscript": _subscript,
     "slice": _slice,
     "narrow": _narrow,
-    "view": lambda e, s, b, a, w: (
+    "view": _view,
+    "unflatten": lambda e, s, b, a, w: (
         _reshape_to_after(e, s, b, a, w) if w.lib == "np" else _same_text(e, s, b, a, w)
     ),
     "reshape": _same_text,
@@ -363,9 +397,7 @@ WORDS: dict[str, Translate] = {
     "movedim": _moveaxis,
     "select": _select,
     "flatten": _flatten,
-    # NumPy's own ravel copies any array that is not C-contiguous; reshape(-1) is
-    # NumPy's view-where-strides-allow, as candela's ravel is
-    "ravel": lambda e, s, b, a, w: f"{e}.reshape(-1)" if w.lib == "np" else f"{e}.ravel()",
+    "ravel": _ravel,
     "diagonal": _same_text,
     "unfold": _unfold,
     "as_strided": _as_strided,

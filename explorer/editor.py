@@ -17,7 +17,7 @@ import param
 
 from .enter_box import EnterBox
 from .fields import UNITS, layout_line
-from .ops import REGISTRY
+from .ops import REGISTRY, step_note
 from .pipeline import PipelineError, format_step, parse
 from .quick import QuickHTML, QuickSelect
 from .state import ExplorerState, StateError, parse_shape, shape_text
@@ -245,11 +245,14 @@ class Editor:
             return
         before, after = result.states[i - 1].layout, result.states[i].layout
         unit = self.state.unit
+        step = result.steps[i - 1]
+        note = step_note(step, before)  # where NumPy and PyTorch would disagree
         self.step_pane.object = (
             '<div class="candela-steps">'
             f'<div class="candela-step-before">before: {html.escape(layout_line(before, unit))}'
             "</div>"
-            f'<div class="candela-step-text">{html.escape(format_step(result.steps[i - 1]))}</div>'
-            f'<div class="candela-step-after">after:  {html.escape(layout_line(after, unit))}</div>'
-            "</div>"
+            f'<div class="candela-step-text">{html.escape(format_step(step))}</div>'
+            + (f'<div class="candela-step-note">{html.escape(note)}</div>' if note else "")
+            + f'<div class="candela-step-after">after:  {html.escape(layout_line(after, unit))}'
+            "</div></div>"
         )

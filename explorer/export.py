@@ -37,6 +37,7 @@ EXPORT_NOTE = (
 def steps_html(result, unit: str = "elements") -> str:
     """Every step of the pipeline with the layout before and after it (static text)."""
     from .fields import layout_line
+    from .ops import step_note
     from .pipeline import format_step
 
     if not result.steps:
@@ -47,9 +48,11 @@ def steps_html(result, unit: str = "elements") -> str:
     rows = []
     for i, step in enumerate(result.steps, 1):
         before, after = result.states[i - 1].layout, result.states[i].layout
+        note = step_note(step, before)  # where NumPy and PyTorch would disagree
         rows.append(
             f'<div class="candela-step-text">{i}. {html.escape(format_step(step))}</div>'
-            f'<div class="candela-step-before">&nbsp;&nbsp;before: '
+            + (f'<div class="candela-step-note">&nbsp;&nbsp;{html.escape(note)}</div>' if note else "")
+            + f'<div class="candela-step-before">&nbsp;&nbsp;before: '
             f"{html.escape(layout_line(before, unit))}</div>"
             f'<div class="candela-step-after">&nbsp;&nbsp;after:&nbsp; '
             f"{html.escape(layout_line(after, unit))}</div>"

@@ -13,7 +13,8 @@ Argument kinds:
 - ``int``: an integer literal, e.g. ``narrow``'s ``dim``;
 - ``ints``: a tuple or list of integer literals, or one integer;
 - ``slices``: an ``s[...]`` subscript (candela's `slice`: an integer keeps its axis);
-- ``index``: a Python subscript ``[...]`` with NumPy's meaning (an integer drops its axis).
+- ``index``: a Python subscript ``[...]`` with NumPy's meaning (an integer drops its axis);
+- ``order``: NumPy's memory order, a string literal: ``'C'``, ``'F'`` or ``'A'``.
 
 An op whose first argument is a shape or a list of axes (``spread``) takes it
 either way, as NumPy and PyTorch do: ``.reshape(2, 6)`` or ``.reshape((2, 6))``.
@@ -42,9 +43,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REGISTRY", "Arg", "Op", "find", "names", "register", "suggestion", "unregister"]
+__all__ = [
+    "REGISTRY",
+    "Arg",
+    "Op",
+    "find",
+    "names",
+    "register",
+    "step_note",
+    "suggestion",
+    "unregister",
+]
 
-KINDS = ("int", "ints", "slices", "index")
+KINDS = ("int", "ints", "slices", "index", "order")
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,9 @@ class Arg:
     optional: bool = False
     #: NumPy's and PyTorch's keyword names for it, where they differ (``dims=``, ``dim=``).
     also: tuple[str, ...] = ()
+    #: The value both libraries give it when it is left out and a later argument is named
+    #: (``diagonal(dim1=-2, dim2=-1)`` has offset 0); None: it must be given then.
+    fill: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -98,6 +112,13 @@ class Op:
     run: Callable[[Any, tuple], Any] | None = None
     #: The argument counts a call may have, when not every count in between is allowed.
     counts: tuple[int, ...] | None = None
+    #: Keywords that belong to the library whose meaning is candela's own, where ``run``
+    #: follows the other one: typed, the step runs the candela method (NumPy's
+    #: ``squeeze(axis=1)`` refuses an axis of size 3; PyTorch's ``squeeze(1)`` leaves it).
+    strict: tuple[str, ...] = ()
+    #: ``note(layout, args, keywords)``: a line for the step list where NumPy and PyTorch
+    #: would disagree on this step, naming the library followed; None where they agree.
+    note: Callable[[Any, tuple, tuple], str | None] | None = None
 
     @property
     def arities(self) -> tuple[int, ...]:
@@ -117,9 +138,10 @@ class Op:
         parts = [f"[{a.name}]" if a.optional else a.name for a in self.args]
         return f".{self.name}(" + ", ".join(parts) + ")"
 
-    def apply(self, tensor: Any, args: tuple) -> Any:
-        """Apply to a candela ``Tensor`` (or ``Layout``) with parsed arguments."""
-        if self.run is not None:
+    def apply(self, tensor: Any, args: tuple, keywords: tuple[str, ...] = ()) -> Any:
+        """Apply to a candela ``Tensor`` (or ``Layout``) with parsed arguments; ``keywords``
+        are the keyword names typed (see ``strict``)."""
+        if self.run is not None and not set(keywords) & set(self.strict):
             return self.run(tensor, args)
         target = getattr(tensor, self.method or self.name)
         if self.attribute:
@@ -150,6 +172,8 @@ class Op:
                 text = text.strip("()[]").strip().rstrip(",")
             elif arg.kind == "slices":
                 text = "s[" + text.removeprefix("s[").removesuffix("]") + "]"
+            elif arg.kind == "order":
+                text = repr(text.strip("'\""))
             parts.append(text)
         return f".{self.name}(" + ", ".join(parts) + ")"
 
@@ -201,22 +225,72 @@ def names() -> tuple[str, ...]:
     return tuple(REGISTRY)
 
 
+# Names NumPy and PyTorch use for what is not a view of the same memory: what each is, said
+# once per kind, and what to write instead. A did-you-mean by spelling alone would send a
+# user from `.mean(0)` to `.expand`, from `.float()` to `.flatten`, from `.split(2)` to `.slice`.
+_VALUES = "computes new values from the elements, into a new buffer: not a view of this memory"
+_NOT_VIEWS: dict[str, str] = {
+    **dict.fromkeys(
+        "sum mean max min prod std var median amax amin argmax argmin any all norm cumsum "
+        "cumprod count_nonzero nansum nanmean logsumexp mode".split(),
+        f"is a reduction: it {_VALUES}",
+    ),
+    **dict.fromkeys(
+        "add sub subtract mul multiply div divide abs exp log sqrt neg negative pow power clip "
+        "clamp round floor ceil sin cos tanh sigmoid relu softmax matmul dot mm bmm einsum "
+        "sort argsort where nonzero unique topk masked_select".split(),
+        f"{_VALUES}",
+    ),
+    **dict.fromkeys(
+        "astype float double half int long bool byte char short bfloat16 type to".split(),
+        "converts the element type: a copy of the elements as another dtype (a dtype view, "
+        "`.view(dtype)`, reads the same bytes as another type); the explorer draws where one "
+        "element type sits, whatever it is",
+    ),
+    **dict.fromkeys(
+        "chunk split unbind tensor_split array_split hsplit vsplit dsplit".split(),
+        "returns a tuple of tensors (views of this memory); the explorer follows one tensor: "
+        "write the piece you want, e.g. `[0:2]` or `.narrow(dim, start, length)` for a chunk, "
+        "`.select(dim, i)` for `unbind(dim)[i]`",
+    ),
+    **dict.fromkeys(
+        "repeat tile repeat_interleave".split(),
+        "copies the elements into a new, larger buffer: no strides over this memory say it; "
+        "`.expand(sizes)` is the view that repeats without copying (stride 0)",
+    ),
+    "clone": "copies into a new buffer and keeps a dense tensor's strides (PyTorch's "
+    "`x.T.clone()` has stride (1, 4)); the explorer's copies pack in logical order: "
+    "`.contiguous()`, or `.copy()`",
+    **dict.fromkeys(
+        "cat concatenate stack hstack vstack dstack column_stack".split(),
+        "joins several tensors into a new buffer; the explorer follows one tensor's memory",
+    ),
+}
+
+
 def suggestion(name: str) -> str:
-    """The message for a name that is not an operation: the nearest one, by meaning or spelling."""
+    """The message for a name that is not an operation: what it is, or the operation it
+    names elsewhere, or the one it is a slip of the keyboard for."""
+    if name in _NOT_VIEWS:
+        return f"`{name}` {_NOT_VIEWS[name]}"
     if name in _FOREIGN and _FOREIGN[name] in REGISTRY:
         op = REGISTRY[_FOREIGN[name]]
         return (
             f"`{name}` is not a candela operation: NumPy and PyTorch `{name}` is "
             f"`{op.signature}` here"
         )
-    close = difflib.get_close_matches(name, [*REGISTRY, *_FOREIGN], n=1, cutoff=0.6)
+    # a did-you-mean only for a slip of the keyboard: close in letters and in length
+    close = difflib.get_close_matches(name, [*REGISTRY, *_ALSO], n=1, cutoff=0.8)
     if close:
-        near = REGISTRY.get(close[0]) or REGISTRY.get(_FOREIGN.get(close[0], ""))
+        near = find(close[0])
         if near is not None:
             return (
                 f"`{name}` is not an operation the explorer knows: did you mean `{near.signature}`?"
             )
-    return f"`{name}` is not an operation the explorer knows (use one of {', '.join(REGISTRY)})"
+    return (
+        f"`{name}` is not an operation the explorer knows: it offers views of one memory, "
+        "the operation buttons list them"
+    )
 
 
 def _t(tensor: Any, args: tuple) -> Any:
@@ -230,6 +304,73 @@ def _t(tensor: Any, args: tuple) -> Any:
             rank=tensor.layout.rank,
         )
     return tensor.transpose()
+
+
+def _view(tensor: Any, args: tuple) -> Any:
+    # NumPy's a.view() with no argument: a new view of the same memory, the same layout
+    return tensor.view(*args) if args else tensor
+
+
+def _ravel(tensor: Any, args: tuple) -> Any:
+    # NumPy's order: 'C' reads the last axis fastest, 'F' the first (a.ravel('F') is
+    # a.T.ravel()), 'A' as 'F' where the layout is Fortran-contiguous and not C-contiguous
+    order = args[0] if args else "C"
+    if order == "A":
+        reversed_ = tensor.transpose()
+        fortran = reversed_.layout.is_contiguous() and not tensor.layout.is_contiguous()
+        order = "F" if fortran else "C"
+    return tensor.transpose().ravel() if order == "F" else tensor.ravel()
+
+
+def _squeeze(tensor: Any, args: tuple) -> Any:
+    # PyTorch's squeeze(dim): an axis whose size is not 1 is left as it is
+    if not args:
+        return tensor.squeeze()
+    from candela import tuples as T
+
+    axes = T.check_axes(args[0], tensor.layout.rank, "squeeze axis")
+    ones = tuple(a for a in axes if tensor.layout.shape[a] == 1)
+    return tensor.squeeze(ones) if ones else tensor
+
+
+def _squeeze_note(layout: Any, args: tuple, keywords: tuple) -> str | None:
+    if not args or "axis" in keywords:
+        return None
+    from candela import tuples as T
+
+    try:
+        axes = T.check_axes(args[0], layout.rank, "squeeze axis")
+    except ValueError:
+        return None
+    kept = [a for a in axes if layout.shape[a] != 1]
+    if not kept:
+        return None
+    sizes = ", ".join(f"axis {a} has size {layout.shape[a]}" for a in kept)
+    return (
+        f"PyTorch's squeeze: {sizes}, so it stays (NumPy's squeeze(axis=...) refuses an axis "
+        "whose size is not 1)"
+    )
+
+
+def _transpose_note(layout: Any, args: tuple, keywords: tuple) -> str | None:
+    if len(args) != 2 or layout.rank != 2 or isinstance(args[0], tuple):
+        return None
+    if [a % 2 for a in args] != [0, 1]:  # (1, 0) is a swap to NumPy too
+        return None
+    return (
+        "two axes: swapped, as seed 003 and PyTorch's transpose(dim0, dim1) do (NumPy's "
+        "a.transpose(0, 1) lists every axis in place, so a matrix stays as it is; its swap is "
+        "a.swapaxes(0, 1))"
+    )
+
+
+def step_note(step: Any, layout: Any) -> str | None:
+    """The step list's line where NumPy and PyTorch disagree on ``step`` applied to
+    ``layout``, naming the library followed; None where they agree."""
+    op = REGISTRY.get(step.name)
+    if op is None or op.note is None:
+        return None
+    return op.note(layout, step.args, getattr(step, "keywords", ()))
 
 
 def _slice(tensor: Any, args: tuple) -> Any:
@@ -256,6 +397,7 @@ register(
         torch="x.transpose(d0, d1) / x.permute(2, 0, 1)",
         spread=True,
         position_keywords=("dim0", "dim1"),
+        note=_transpose_note,
     )
 )
 register(
@@ -296,12 +438,14 @@ register(
 register(
     Op(
         "view",
-        (Arg("shape", "ints", "4, 3"),),
-        help="the same contiguous elements in another shape (one size may be -1)",
+        (Arg("shape", "ints", "4, 3", optional=True),),
+        help="the same contiguous elements in another shape (one size may be -1); "
+        "no shape: the same view again (NumPy's a.view())",
         numpy="a.view() with a.shape = ...",
         torch="x.view(shape)",
         foreign=("view_as",),
         spread=True,
+        run=_view,
     )
 )
 register(
@@ -369,7 +513,10 @@ register(
 register(
     Op(
         "flatten",
-        (Arg("start_dim", "int", "", optional=True), Arg("end_dim", "int", "", optional=True)),
+        (
+            Arg("start_dim", "int", "", optional=True, fill=0),
+            Arg("end_dim", "int", "", optional=True, fill=-1),
+        ),
         help="axes start_dim..end_dim (all) merged into one: a view where strides allow, "
         "else a packed copy",
         numpy="a.reshape(-1) (a.flatten() always copies)",
@@ -379,18 +526,30 @@ register(
 register(
     Op(
         "ravel",
-        help="every axis merged into one: a view where strides allow, else a packed copy",
+        (Arg("order", "order", "", optional=True),),
+        help="every axis merged into one: a view where strides allow, else a packed copy; "
+        "order='F' reads the first axis fastest (a.T.ravel())",
+        run=_ravel,
         numpy="a.ravel()",
         torch="x.ravel()",
     )
 )
 register(
     Op(
+        "unflatten",
+        (Arg("dim", "int", "1"), Arg("sizes", "ints", "2, -1", also=("unflattened_size",))),
+        help="axis dim split into several of these sizes (one may be -1): always a view",
+        numpy="a.reshape(a.shape[:dim] + sizes + a.shape[dim + 1:])",
+        torch="x.unflatten(dim, sizes)",
+    )
+)
+register(
+    Op(
         "diagonal",
         (
-            Arg("offset", "int", "", optional=True),
-            Arg("dim1", "int", "", optional=True, also=("axis1",)),
-            Arg("dim2", "int", "", optional=True, also=("axis2",)),
+            Arg("offset", "int", "", optional=True, fill=0),
+            Arg("dim1", "int", "", optional=True, also=("axis1",), fill=0),
+            Arg("dim2", "int", "", optional=True, also=("axis2",), fill=1),
         ),
         help="the diagonal of axes dim1, dim2 as a last axis of stride stride[dim1] + stride[dim2]",
         numpy="a.diagonal(offset, dim1, dim2)",
@@ -459,9 +618,13 @@ register(
     Op(
         "squeeze",
         (Arg("axes", "ints", "", optional=True, also=("axis", "dim")),),
-        help="drop axes of size 1 (all of them, or the given ones)",
+        help="drop axes of size 1 (all of them, or the given ones; PyTorch's squeeze(dim) "
+        "leaves an axis of another size, NumPy's squeeze(axis=...) refuses it)",
         numpy="a.squeeze(axes)",
         torch="x.squeeze(axes)",
+        run=_squeeze,
+        strict=("axis",),
+        note=_squeeze_note,
     )
 )
 register(
@@ -481,7 +644,7 @@ register(
         help="PyTorch's broadcast: -1 keeps an axis's size",
         numpy="np.broadcast_to(a, shape)",
         torch="x.expand(sizes)",
-        foreign=("expand_as", "repeat", "tile"),
+        foreign=("expand_as",),
         spread=True,
     )
 )
@@ -515,11 +678,13 @@ register(
 register(
     Op(
         "mT",
-        help="the last two axes swapped (.transpose(-2, -1))",
+        help="the last two axes swapped (.transpose(-2, -1)); .mH, the conjugate transpose, "
+        "has the same layout",
         numpy="np.matrix_transpose(a)",
         torch="x.mT",
         attribute=True,
         foreign=("matrix_transpose",),
+        also=("mH",),
     )
 )
 register(
@@ -528,7 +693,7 @@ register(
         help="the tensor itself when contiguous, else a packed copy",
         numpy="np.ascontiguousarray(a)",
         torch="x.contiguous()",
-        foreign=("ascontiguousarray", "clone"),
+        foreign=("ascontiguousarray",),
         copies=True,
     )
 )

@@ -78,6 +78,9 @@ class Step:
     name: str
     args: tuple = ()
     text: str = field(default="", compare=False, repr=False)
+    #: The keyword names typed (``axis=`` is NumPy's word, ``dim=`` PyTorch's): where the
+    #: two libraries disagree, the step follows the library whose word it is.
+    keywords: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __str__(self) -> str:
         return format_step(self)
@@ -174,9 +177,33 @@ def _slices_literal(node: ast.AST, what: str) -> SliceSpec:
     return SliceSpec(tuple(_slice_item(e) for e in elements))
 
 
+_MODULES = frozenset({"np", "numpy", "torch"})
+
+
+def _module_attribute(node: ast.AST) -> str | None:
+    # `np.newaxis`, `torch.float32`: the attribute's name when read off a library's module
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in _MODULES
+    ):
+        return node.attr
+    return None
+
+
 def _index_item(node: ast.AST) -> SliceItem:
     if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
         return node.value
+    if _module_attribute(node) == "newaxis":  # NumPy's name for None
+        return None
+    if isinstance(node, (ast.Compare, ast.BoolOp)) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor))
+    ) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not))):
+        raise _Reject(
+            f"`{_short(ast.unparse(node), 40)}` is a boolean mask: it picks elements by their "
+            "values, into a new buffer (NumPy and PyTorch copy them), not a view; a view picks "
+            "by position: a slice such as `[1:]` or `[::2]`"
+        )
     if isinstance(node, (ast.List, ast.Tuple)):
         raise _Reject(
             f"`{ast.unparse(node)}` is fancy indexing (it copies); a pipeline subscript takes "
@@ -193,8 +220,24 @@ def _index_literal(node: ast.AST, what: str = "a subscript") -> SliceSpec:
     return SliceSpec(items)
 
 
+ORDERS = ("C", "F", "A")
+
+
+def _order_literal(node: ast.AST, what: str) -> str:
+    # NumPy's memory order, as a string literal
+    if isinstance(node, ast.Constant) and node.value in ORDERS:
+        return node.value
+    if isinstance(node, ast.Constant) and node.value == "K":
+        raise _Reject(
+            "order='K' (the order the elements lie in memory) is not read here: write that "
+            "order's permutation first, e.g. `.permute(...)`, then `.ravel()`"
+        )
+    raise _Reject(f"{what} must be 'C', 'F' or 'A', got `{_short(ast.unparse(node), 30)}`")
+
+
 _READERS = {
     "int": _int_literal,
+    "order": _order_literal,
     "ints": _ints_literal,
     "slices": _slices_literal,
     "index": _index_literal,
@@ -212,12 +255,14 @@ def _read_step(call: ast.Call) -> Step:
     nodes = list(call.args)
     if any(isinstance(a, ast.Starred) for a in nodes):
         raise _Reject("write each argument out: `*` is not read")
+    _refuse_dtypes(typed, nodes, call.keywords)
+    keywords = tuple(kw.arg for kw in call.keywords if kw.arg is not None)
     if call.keywords:
         nodes = _with_keywords(op, nodes, call.keywords)
     if op.spread and (len(nodes) > 1 or (nodes and not _is_sequence(nodes[0]))):
         # reshape(2, 6) as well as reshape((2, 6)): kept as written, candela reads both
         what = f"each of {op.args[0].name}"
-        return Step(name, tuple(_int_literal(a, what) for a in nodes))
+        return Step(name, tuple(_int_literal(a, what) for a in nodes), keywords=keywords)
     if len(nodes) not in op.arities:
         counts = " or ".join(str(n) for n in op.arities)
         if op.spread:
@@ -227,7 +272,24 @@ def _read_step(call: ast.Call) -> Step:
             )
         raise _Reject(f"`{name}` takes {counts} argument(s) ({op.signature}), got {len(nodes)}")
     args = tuple(_READERS[a.kind](node, a.name) for a, node in zip(op.args, nodes))
-    return Step(name, args)
+    return Step(name, args, keywords=keywords)
+
+
+def _refuse_dtypes(typed: str, nodes: list, keywords: list) -> None:
+    """``.view(torch.float32)``, ``.view(dtype=np.int8)``, ``.view('f4')``: a dtype view."""
+    if typed not in ("view", "view_as"):
+        return
+    for node in [*nodes, *(kw.value for kw in keywords)]:
+        named = _module_attribute(node) is not None or (
+            isinstance(node, ast.Name) and node.id in ("float", "int", "bool", "complex")
+        )
+        text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if named or text or any(kw.arg == "dtype" for kw in keywords):
+            raise _Reject(
+                f"`.{typed}({_short(ast.unparse(node), 30)})` is a dtype view: the same bytes "
+                "read as another element type, which changes how many elements there are; the "
+                "explorer draws one element type (`.view(shape)` reshapes)"
+            )
 
 
 def _with_keywords(op, nodes: list, keywords: list) -> list:
@@ -248,12 +310,16 @@ def _with_keywords(op, nodes: list, keywords: list) -> list:
             raise _Reject(f"`{kw.arg}` is given twice")
         given[arg] = kw.value
     out = list(nodes)
+    fills = {a.name: a.fill for a in op.args}
     for name in names[len(nodes) :]:
         if not given:
             break
-        if name not in given:
+        if name in given:
+            out.append(given.pop(name))
+        elif fills[name] is not None:  # left out: both libraries' default for it
+            out.append(ast.Constant(fills[name]))
+        else:
             raise _Reject(f"give `{name}` too, or pass the arguments by position ({op.signature})")
-        out.append(given.pop(name))
     return out
 
 
@@ -286,12 +352,12 @@ def _is_sequence(node: ast.AST) -> bool:
 
 
 def _read_attribute(node: ast.Attribute) -> Step:
-    op = REGISTRY.get(node.attr)
+    op = find(node.attr)  # its own name, or the other library's (`.mH`)
     if op is None:
         raise _Reject(suggestion(node.attr))
     if not op.attribute:
         raise _Reject(f"`{node.attr}` is a method: call it, e.g. `{op.signature}`")
-    return Step(node.attr)
+    return Step(op.name)
 
 
 def _segment(source: str, node: ast.AST, start_node: ast.AST | None) -> str:
@@ -408,6 +474,12 @@ def check_limits(text: str) -> None:
             )
 
 
+# `y = ` or `x = ` (one name, then one `=`): a pasted line's right-hand side is the pipeline
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=(?!=)\s*")
+# `np.flip(`, `torch.transpose(`: a library's function, called with the tensor first
+_FUNCTION = re.compile(r"(?:np|numpy|torch)\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
 def parse(text: str) -> list[Step]:
     """Parse pipeline text into steps, without evaluating anything.
 
@@ -427,9 +499,23 @@ def parse(text: str) -> list[Step]:
     if not stripped or stripped == "x":  # nothing, or nothing after `x`
         return []
     check_limits(stripped)
+    assigned = _ASSIGNED.match(stripped)  # `y = x.flip(0)`, a line of the code panel
+    if assigned:
+        stripped = stripped[assigned.end() :]
+        if not stripped or stripped == "x":
+            return []
     pasted = re.match(r"x\s*(?=[.\[])", stripped)  # what follows `x` in a notebook
     if pasted:
         stripped = stripped[pasted.end() :]
+    function = _FUNCTION.match(stripped)
+    if function:
+        raise PipelineError(
+            0,
+            _short(stripped),
+            f"`{function.group()}...)` is a function call; here every step is written as a "
+            f"method after `x`: e.g. `x.{function.group('name')}(...)` without `x` as the first "
+            "argument",
+        )
     if not stripped.startswith((".", "[")):
         raise PipelineError(
             0,
@@ -476,7 +562,7 @@ def parse(text: str) -> list[Step]:
                 step = _read_step(node)  # type: ignore[arg-type]
         except _Reject as exc:
             raise PipelineError(number, segment, str(exc)) from None
-        steps.append(Step(step.name, step.args, segment))
+        steps.append(Step(step.name, step.args, segment, step.keywords))
     return steps
 
 
@@ -500,7 +586,7 @@ def apply_step(tensor: Tensor, step: Step) -> Tensor:
     ):
         result = _copying(op, tensor, step)
     else:
-        result = op.apply(tensor, step.args)
+        result = op.apply(tensor, step.args, step.keywords)
     layout = getattr(result, "layout", result)  # a Tensor's, or a bare Layout
     if layout.rank > MAX_RANK:
         raise ValueError(
@@ -564,7 +650,7 @@ def _copying(op, tensor: Tensor, step: Step):
     probe = Probe(np.broadcast_to(np.zeros(1, dtype=np.bool_), (len(tensor.buffer),)),
                   tensor.layout)  # fmt: skip
     try:
-        tried = op.apply(probe, step.args)
+        tried = op.apply(probe, step.args, step.keywords)
     except _Copies:
         copied = True
     else:
@@ -575,10 +661,10 @@ def _copying(op, tensor: Tensor, step: Step):
             f"the explorer copies at most {MAX_COPY:,}"
         )
     if not values_are_positions(tensor.buffer):
-        return op.apply(tensor, step.args)
+        return op.apply(tensor, step.args, step.keywords)
     if copied:  # the copy of an arange's view: its positions, packed in walk order
         packed = np.asarray(tensor.layout.positions(), dtype=np.int64)
-        return op.apply(Tensor(packed, Layout(tuple(tensor.layout.shape))), step.args)
+        return op.apply(Tensor(packed, Layout(tuple(tensor.layout.shape))), step.args, step.keywords)
     return Tensor(tensor.buffer, tried.layout)
 
 

@@ -109,6 +109,7 @@ KINDS = [
     "ravel",
     "diagonal",
     "unfold",
+    "unflatten",
     "as_strided",
     "subscript",
 ]
@@ -226,6 +227,17 @@ def operations(draw, layout: Layout, kind=None):
         if draw(st.integers(0, 3)) == 0:
             return "diagonal", ()
         return "diagonal", (draw(st.integers(-5, 5)), draw(axis), draw(axis))
+    if name == "unflatten":
+        dim = draw(axis)
+        n = layout.shape[dim] if -rank <= dim < rank else 4
+        if draw(st.integers(0, 3)) and n > 0:  # a factorisation, maybe with one -1
+            sizes = list(draw(st.permutations(_factors(n)))) or [1]
+            sizes.insert(draw(st.integers(0, len(sizes))), 1) if draw(st.booleans()) else None
+            if draw(st.booleans()):
+                sizes[draw(st.integers(0, len(sizes) - 1))] = -1
+        else:
+            sizes = draw(st.lists(st.integers(-2, 4), min_size=1, max_size=3))
+        return "unflatten", (dim, tuple(sizes))
     if name == "unfold":
         dim = draw(axis)
         n = layout.shape[dim] if -rank <= dim < rank else 2

@@ -213,6 +213,19 @@ def numpy_apply(
         if norm(dim1, rank) == norm(dim2, rank):
             return RepeatedAxes
         return np.diagonal(view, offset, dim1, dim2)
+    if name == "unflatten":
+        dim, sizes = args
+        if not in_range(dim):
+            return AxesOutOfBounds
+        d = norm(dim, rank)
+        if any(n < -1 for n in sizes):
+            return InvalidShape
+        try:  # PyTorch's rule: the sizes multiply up to that axis (-1 inferred) ...
+            sizes = np.empty(view.shape[d], dtype=np.int8).reshape(sizes).shape
+        except ValueError:
+            return InvalidViewShape
+        # ... and then NumPy's reshape of that one axis
+        return view.reshape(view.shape[:d] + sizes + view.shape[d + 1 :])
     if name == "unfold":
         dim, size, step = args
         if not in_range(dim):

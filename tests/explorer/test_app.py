@@ -174,6 +174,23 @@ def test_step_selection_shows_before_and_after():
     assert "after:  (2, 3):(1, 4) adj (-7, 4) offset 1" in ex.editor.step_pane.object
 
 
+def test_the_step_list_says_which_library_a_disputed_step_follows():
+    ex = Explorer(shape=(3, 4), ops=".squeeze(1).transpose(0, 1).squeeze(axis=0)")
+    assert ex.error  # NumPy's squeeze(axis=0) refuses an axis of size 4 ...
+    assert ex.ops == ".squeeze(1).transpose(0, 1).squeeze(axis=0)"
+    assert ex.layout.shape == (3, 4)  # ... and the last good state (the start) stays
+    ex.ops = ".squeeze(1).transpose(0, 1)"
+    ex.editor.step_select.value = 1
+    assert "candela-step-note" in ex.editor.step_pane.object
+    assert "PyTorch" in ex.editor.step_pane.object and "size 4" in ex.editor.step_pane.object
+    ex.editor.step_select.value = 2
+    assert "swapaxes" in ex.editor.step_pane.object  # NumPy's word for the swap
+    assert "after:  (4, 3):(1, 4)" in ex.editor.step_pane.object
+    ex.ops = ".transpose(1, 0)"  # a swap in both libraries: nothing to say
+    ex.editor.step_select.value = 1
+    assert "candela-step-note" not in ex.editor.step_pane.object
+
+
 @pytest.mark.parametrize(
     "edits",
     [

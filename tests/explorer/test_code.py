@@ -114,6 +114,13 @@ def _step_texts(rank: int):
         st.just(".flatten()"),
         st.tuples(i, i).map(lambda a: f".flatten({a[0]}, {a[1]})"),
         st.just(".ravel()"),
+        st.sampled_from(["C", "F", "A"]).map(lambda o: f".ravel(order='{o}')"),
+        st.tuples(i, st.sampled_from(["(1, -1)", "(-1, 1)", "(1, 1, -1)"])).map(
+            lambda a: f".unflatten({a[0]}, {a[1]})"
+        ),
+        st.just(".view()"),
+        i.map(lambda a: f".squeeze({a})"),  # PyTorch's: an axis of another size stays
+        st.just(".mH"),
         st.just(".reshape(-1)"),
         st.just(".view(-1)"),
         i.map(lambda a: f".unsqueeze({a})"),

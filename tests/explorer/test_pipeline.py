@@ -93,7 +93,7 @@ def test_the_users_spelling_is_kept_in_every_step(text):
         (".subscript(0)", 1, "not an operation"),
         (".diagonal(foo=1)", 1, "no argument `foo`"),
         (".diagonal(1, offset=1)", 1, "given twice"),
-        (".diagonal(dim1=1)", 1, "give `offset` too"),
+        (".narrow(1, length=2)", 1, "give `start` too"),
         (".view(*(2, 6))", 1, "`*`"),
         (".view(2, (3,))", 1, "integer literal"),
         (".view(x)", 1, "integer literal"),
@@ -107,7 +107,6 @@ def test_the_users_spelling_is_kept_in_every_step(text):
         (".slice(s[open('x')])", 1, "integer literal"),
         (".view(size=(1,))", 1, "no argument `size`"),
         (".narrow(1)", 1, "takes 3"),
-        (".view()", 1, "one tuple or as separate integers"),
         (".as_contiguous(1)", 1, "takes 0"),
     ],
 )
@@ -158,7 +157,7 @@ def test_every_registered_op_parses_and_applies():
         ".permute(2, 1, 0).flip((0, 1)).unsqueeze(0).squeeze().expand(3, -1, -1, -1)"
         ".reshape(-1).view((6, -1)).T.mT.contiguous()"
         "[::-1, None].swapaxes(0, 2).moveaxis(0, -1).movedim(-1, 0).select(1, 0)"
-        ".flatten().ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1)).t()"
+        ".flatten().unflatten(0, (2, -1)).ravel().unfold(0, 4, 2).diagonal().as_strided((2, 2), (1, 1)).t()"
     )
     chain = parse(text)
     assert {step.name for step in chain} == set(names())
@@ -276,6 +275,13 @@ def _numpy_step_texts(shape: tuple[int, ...]):
         st.just(f".reshape({', '.join(map(str, shape))})"),
         st.just(".squeeze()"),
         st.tuples(st.integers(-3, 3), axis, axis).map(lambda a: ".diagonal({}, {}, {})".format(*a)),
+        st.tuples(axis, axis).map(lambda a: f".diagonal(axis1={a[0]}, axis2={a[1]})"),
+        st.sampled_from(["C", "F", "A"]).map(lambda o: f".ravel(order='{o}')"),
+        st.just(".view()"),
+        axis.map(lambda a: f".squeeze(axis={a})"),  # NumPy's: refused unless size 1
+        st.lists(st.sampled_from([":", "np.newaxis", "1"]), min_size=1, max_size=3).map(
+            lambda i: "[" + ", ".join(i) + "]"
+        ),
     )
 
 
@@ -290,7 +296,7 @@ def test_a_chain_in_numpys_words_gives_what_numpy_gives(data):
     for _ in range(data.draw(st.integers(1, 4))):
         step = data.draw(_numpy_step_texts(y.shape if y.ndim else (1,)))
         try:  # the generated text (never a user's) as NumPy reads it
-            y_next = eval("y" + step, {"y": y if y.ndim else y.reshape(1)})
+            y_next = eval("y" + step, {"y": y if y.ndim else y.reshape(1), "np": np})
         except (IndexError, ValueError, np.exceptions.AxisError):
             continue
         text, y = text + step, y_next
@@ -304,6 +310,136 @@ def test_a_chain_in_numpys_words_gives_what_numpy_gives(data):
         assert got.offset == offset, text
         for n, mine, theirs in zip(got.shape, got.stride, want.strides):
             assert n < 2 or mine * 8 == theirs, text
+
+
+def _torch_step_texts(shape: tuple[int, ...]):
+    """Steps whose text means the same to PyTorch as to the pipeline, for a tensor of `shape`."""
+    rank = len(shape)
+    axis = st.integers(-rank, rank - 1)
+    perm = st.permutations(range(rank)).map(lambda p: ", ".join(map(str, p)))
+    return st.one_of(
+        st.just(".mT"),
+        st.just(".mH"),
+        st.tuples(axis, axis).map(lambda a: f".transpose({a[0]}, {a[1]})"),
+        st.tuples(axis, axis).map(lambda a: f".transpose(dim0={a[0]}, dim1={a[1]})"),
+        perm.map(lambda p: f".permute({p})"),
+        axis.map(lambda a: f".squeeze({a})"),  # an axis of another size stays
+        axis.map(lambda a: f".squeeze(dim={a})"),
+        axis.map(lambda a: f".unsqueeze({a})"),
+        axis.map(lambda a: f".flatten(end_dim={a})"),
+        st.tuples(axis, axis).map(lambda a: f".flatten({a[0]}, {a[1]})"),
+        st.tuples(axis, st.sampled_from(["(1, -1)", "(-1, 1)", "(1, 1, -1)"])).map(
+            lambda a: f".unflatten({a[0]}, {a[1]})"
+        ),
+        st.tuples(axis, axis).map(lambda a: f".diagonal(dim1={a[0]}, dim2={a[1]})"),
+        st.tuples(axis, axis).map(lambda a: f".movedim({a[0]}, {a[1]})"),
+        st.tuples(axis, st.integers(0, 3)).map(lambda a: f".select({a[0]}, {a[1]})"),
+        st.tuples(axis, st.integers(1, 2), st.integers(1, 2)).map(
+            lambda a: f".unfold({a[0]}, {a[1]}, {a[2]})"
+        ),
+        st.just(".view(-1)"),
+        st.just(".ravel()"),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_chain_in_pytorchs_words_gives_what_pytorch_gives(data):
+    """Law: the pipeline's result equals PyTorch applying the same text to torch.arange(n)."""
+    torch = pytest.importorskip("torch")
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple))
+    x = torch.arange(int(np.prod(shape))).reshape(shape)
+    text, y = "", x
+    for _ in range(data.draw(st.integers(1, 4))):
+        step = data.draw(_torch_step_texts(tuple(y.shape) or (1,)))
+        try:  # the generated text (never a user's) as PyTorch reads it
+            y_next = eval("y" + step, {"y": y if y.dim() else y.reshape(1)})
+        except (IndexError, RuntimeError, ValueError):
+            continue
+        if y_next.dim() == 0:
+            continue  # candela has no rank 0
+        text, y = text + step, y_next
+    start = Tensor.arange(shape)
+    got = apply(parse(text), start)[-1]
+    assert got.shape == tuple(y.shape), text
+    assert got.tolist() == y.tolist(), text
+    if got.buffer is start.buffer and got.len:  # a view: PyTorch's strides and offset
+        assert got.offset == y.storage_offset(), text
+        for n, mine, theirs in zip(got.shape, got.stride, y.stride()):
+            assert n < 2 or mine == theirs, text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (".view(torch.float32)", ["`.view(torch.float32)`", "dtype view"]),
+        (".view(dtype=np.int8)", ["np.int8", "dtype view"]),
+        ("[x > 5]", ["`x > 5`", "boolean mask", "copy"]),
+        (".repeat(2, 1)", ["`repeat`", "copies", "`.expand(sizes)`"]),
+        (".tile(2)", ["`tile`", "copies"]),
+        (".clone()", ["`clone`", "keeps", "stride"]),
+        (".chunk(2)", ["`chunk`", "tuple of tensors", ".narrow"]),
+        (".unbind(0)", ["`unbind`", "tuple of tensors", ".select"]),
+        (".astype(np.float32)", ["`astype`", "element type", "copy"]),
+        (".float()", ["`float`", "element type"]),
+        (".mean(0)", ["`mean`", "reduction"]),
+        (".split(2)", ["`split`", "tuple of tensors"]),
+        (".ravel('K')", ["order='K'"]),
+        ("np.flip(x, 0)", ["`np.flip(...)`", "function call", "x.flip"]),
+    ],
+)
+def test_a_refusal_says_what_the_words_are_and_what_to_write(text, words):
+    with pytest.raises(PipelineError) as info:
+        apply(parse(text), Tensor.arange((3, 4)))
+    message = str(info.value)
+    for word in words:
+        assert word in message, message
+    # no did-you-mean by letters alone: `.mean` is not `.expand`, `.float` not `.flatten`
+    assert "did you mean" not in message, message
+
+
+@pytest.mark.parametrize("name", ["transpse", "premute", "flipp", "unsqeeze", "diagnal"])
+def test_a_slip_of_the_keyboard_gets_a_did_you_mean(name):
+    with pytest.raises(PipelineError, match="did you mean"):
+        parse(f".{name}(0)")
+
+
+@pytest.mark.parametrize(
+    ("pasted", "pipeline"),
+    [
+        ("y = x.flip(0)", ".flip(0)"),
+        ("x = x.T[::2]", ".T[::2]"),
+        ("  z=x.transpose(0, 1)", ".transpose(0, 1)"),
+        ("y = x", ""),
+    ],
+)
+def test_a_pasted_assignment_is_read_as_its_right_hand_side(pasted, pipeline):
+    assert parse(pasted) == parse(pipeline)
+    assert format_pipeline(parse(pasted)) == format_pipeline(parse(pipeline))
+
+
+def test_a_comparison_is_not_an_assignment():
+    with pytest.raises(PipelineError):
+        parse("x == x.T")
+
+
+def test_where_the_libraries_disagree_the_step_list_says_which_is_followed():
+    from candela import Layout
+
+    from explorer.ops import step_note
+
+    (swap,) = parse(".transpose(0, 1)")
+    assert "PyTorch" in step_note(swap, Layout((3, 4))) and "swapaxes" in step_note(
+        swap, Layout((3, 4))
+    )
+    assert step_note(parse(".transpose(1, 0)")[0], Layout((3, 4))) is None  # both swap
+    assert step_note(swap, Layout((2, 3, 4))) is None  # NumPy refuses: no disagreement
+    (squeeze,) = parse(".squeeze(1)")
+    assert "size 4" in step_note(squeeze, Layout((3, 4)))
+    assert step_note(squeeze, Layout((3, 1))) is None
+    (numpy_squeeze,) = parse(".squeeze(axis=1)")
+    with pytest.raises(PipelineError, match="size is 4"):
+        apply([numpy_squeeze], Tensor.arange((3, 4)))
 
 
 @pytest.mark.parametrize(
