@@ -337,7 +337,7 @@ def _reads_fortran(step: Step, before) -> bool:
 
 def _view(e: str, step: Step, before, after, w: _Writer) -> str:
     if not step.args:  # NumPy's a.view(): the same view again
-        return f"{e}.view()" if w.lib == "np" else f"{e}.view({_args(after.shape)})"
+        return f"{e}.view()" if w.lib == "np" else f"{e}[...]"  # PyTorch: a view, any strides
     return _reshape_to_after(e, step, before, after, w) if w.lib == "np" else _same_text(
         e, step, before, after, w
     )

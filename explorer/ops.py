@@ -316,8 +316,8 @@ def _ravel(tensor: Any, args: tuple) -> Any:
     # a.T.ravel()), 'A' as 'F' where the layout is Fortran-contiguous and not C-contiguous
     order = args[0] if args else "C"
     if order == "A":
-        reversed_ = tensor.transpose()
-        fortran = reversed_.layout.is_contiguous() and not tensor.layout.is_contiguous()
+        layout = getattr(tensor, "layout", tensor)  # a Tensor's, or a bare Layout
+        fortran = layout.transpose().is_contiguous() and not layout.is_contiguous()
         order = "F" if fortran else "C"
     return tensor.transpose().ravel() if order == "F" else tensor.ravel()
 
@@ -328,8 +328,9 @@ def _squeeze(tensor: Any, args: tuple) -> Any:
         return tensor.squeeze()
     from candela import tuples as T
 
-    axes = T.check_axes(args[0], tensor.layout.rank, "squeeze axis")
-    ones = tuple(a for a in axes if tensor.layout.shape[a] == 1)
+    layout = getattr(tensor, "layout", tensor)  # a Tensor's, or a bare Layout
+    axes = T.check_axes(args[0], layout.rank, "squeeze axis")
+    ones = tuple(a for a in axes if layout.shape[a] == 1)
     return tensor.squeeze(ones) if ones else tensor
 
 
