@@ -48,11 +48,30 @@ def _dtype_unit(name: str, itemsize: int) -> str | None:
     return name if DTYPE_BYTES.get(name) == itemsize else None
 
 
+def _torch_storage(x) -> np.ndarray | None:
+    """The whole storage a PyTorch tensor views, as a flat NumPy array of its own values:
+    zero-copy on the CPU (a copy from another device, or of a dtype NumPy has not, as
+    float32); None for a tensor-like object without a storage to read."""
+    storage = getattr(x, "untyped_storage", None)
+    if not (callable(storage) and callable(getattr(x, "new_empty", None))):
+        return None
+    storage = storage()
+    itemsize = int(x.element_size())
+    whole = x.new_empty(0).set_(storage, 0, (storage.nbytes() // itemsize,), (1,)).detach()
+    whole = whole.cpu()
+    try:
+        return whole.numpy()
+    except (TypeError, RuntimeError):  # bfloat16 and the like: NumPy has no such dtype
+        return whole.float().numpy()
+
+
 def as_tensor(x) -> tuple[object, str | None]:
     """The ``candela.Tensor`` to explore for ``x``, and the stride unit it counts in.
 
     The unit is the NumPy dtype's name for arrays (NumPy counts strides in
     bytes), ``None`` (elements) for everything else (PyTorch counts elements).
+    A PyTorch tensor's values are its own, read from its storage (zero-copy on
+    the CPU); a tensor-like object without a storage shows its buffer positions.
 
     >>> a = np.arange(12, dtype=np.int32).reshape(3, 4)
     >>> t, unit = as_tensor(a.T[::2])
@@ -73,7 +92,10 @@ def as_tensor(x) -> tuple[object, str | None]:
         layout = Layout.from_strided(
             tuple(int(v) for v in x.shape), tuple(int(v) for v in stride()), int(offset())
         )
-        return _layout_tensor(layout), None
+        values = _torch_storage(x)
+        if values is None or values.size == 0:
+            return _layout_tensor(layout), None
+        return Tensor(values, layout), None
     if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
         array = np.asarray(x)
         return Tensor.from_numpy(array), array.dtype.name
@@ -131,43 +153,86 @@ def _strided_text(tensor) -> str:
     )
 
 
-def _one_buffer(a, b):
-    """The flat buffer two views share, as one candela Tensor each over it; or ValueError."""
-    from candela import Tensor
+def _described(x, tensor) -> str:
+    """``x`` for a message: what it is and the memory it reads."""
+    buffer = tensor.buffer
+    return f"{_given_name(x)} over {buffer.size:,} {buffer.dtype.name} elements"
 
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        ta, tb = Tensor.from_numpy(a), Tensor.from_numpy(b)
-        ia, ib = ta.buffer.__array_interface__, tb.buffer.__array_interface__
-        if (
-            ia["data"][0] != ib["data"][0]
-            or ta.buffer.shape != tb.buffer.shape
-            or (ta.dtype != tb.dtype)
-        ):
+
+def _address(buffer: np.ndarray) -> int:
+    return int(buffer.__array_interface__["data"][0])
+
+
+def _one_buffer(a, b):
+    """The flat buffer two views share, as one candela Tensor each over it; or ValueError.
+
+    Two NumPy arrays, PyTorch tensors or candela Tensors, in any mix, share a
+    buffer when their memory overlaps (``torch.from_numpy(x)`` and ``x.T`` do);
+    both views are then drawn over the memory from the lower start to the higher
+    end, with their own values. Two candela Layouts are views of one buffer of
+    positions. Anything else is refused, naming both.
+    """
+    from candela import Layout, Tensor
+
+    if isinstance(a, Layout) or isinstance(b, Layout):
+        if not (isinstance(a, Layout) and isinstance(b, Layout)):
             raise ValueError(
-                "explorer.compare(a, b) shows two views of one buffer: these two arrays are "
-                f"not views of the same base (buffers of {ta.buffer.size} and "
-                f"{tb.buffer.size} {ta.dtype} elements at different addresses)"
+                "explorer.compare(a, b) shows two views of one memory: a candela Layout has "
+                f"none of its own, so it cannot share {_given_name(b if isinstance(a, Layout) else a)}'s"
+                " (compare two Layouts, or two arrays or tensors)"
             )
-        return ta, Tensor(ta.buffer, tb.layout), ta.dtype.name
-    storage = [getattr(x, "untyped_storage", None) for x in (a, b)]
-    if all(callable(s) for s in storage) and (
-        a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr()
-    ):
+        ta, tb = _layout_tensor(a), _layout_tensor(b)
+        size = max(len(ta.buffer), len(tb.buffer))
+        buffer = np.arange(size, dtype=np.int64)  # positions of the buffer both read
+        return Tensor(buffer, a), Tensor(buffer, b), None
+    (ta, unit_a), (tb, unit_b) = as_tensor(a), as_tensor(b)
+    same_storage = callable(getattr(a, "untyped_storage", None)) and callable(
+        getattr(b, "untyped_storage", None)
+    )
+    if same_storage and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr():
+        # one storage (on any device): read once, both views over it
+        return ta, Tensor(ta.buffer, tb.layout), None
+    bufa, bufb = ta.buffer, tb.buffer
+    lo_a, lo_b = _address(bufa), _address(bufb)
+    hi_a, hi_b = lo_a + bufa.nbytes, lo_b + bufb.nbytes
+    if bufa is not bufb and (not bufa.size or not bufb.size or lo_a >= hi_b or lo_b >= hi_a):
         raise ValueError(
-            "explorer.compare(a, b) shows two views of one buffer: these two tensors have "
-            "different storages"
+            "explorer.compare(a, b) shows two views of one memory: these do not share any "
+            f"(a: {_described(a, ta)}; b: {_described(b, tb)})"
         )
-    (ta, _), (tb, _) = as_tensor(a), as_tensor(b)
-    size = max(len(ta.buffer), len(tb.buffer))
-    buffer = np.arange(size, dtype=np.int64)  # positions of the storage both read
-    return Tensor(buffer, ta.layout), Tensor(buffer, tb.layout), None
+    if bufa.dtype != bufb.dtype:
+        raise ValueError(
+            "explorer.compare(a, b) shows two views of one memory read as one element type: "
+            f"a reads it as {bufa.dtype.name}, b as {bufb.dtype.name} (a dtype view)"
+        )
+    item = bufa.itemsize
+    if (lo_b - lo_a) % item:
+        raise ValueError(
+            "explorer.compare(a, b): the two views share memory but their elements do not line "
+            f"up (b starts {(lo_b - lo_a) % item} bytes into an element of a)"
+        )
+    start = min(lo_a, lo_b)
+    lower = bufa if lo_a == start else bufb
+    # one allocation holds both (their memory overlaps): view it from the lower start
+    # to the higher end, without a copy
+    whole = np.lib.stride_tricks.as_strided(
+        lower, shape=((max(hi_a, hi_b) - start) // item,), strides=(item,), writeable=False
+    )
+
+    def moved(t, lo):
+        shift = (lo - start) // item
+        return Tensor(whole, Layout.from_strided(t.shape, t.stride, t.offset + shift))
+
+    unit = unit_a if unit_a == unit_b else None
+    return moved(ta, lo_a), moved(tb, lo_b), unit
 
 
 def compare(a, b, unit: str | None = None, **params):
     """An :class:`~explorer.app.Explorer` of two views of one buffer, side by side.
 
-    ``a`` and ``b`` are NumPy arrays that are views of one base (or PyTorch
-    tensors of one storage). The explorer starts from the whole buffer as a
+    ``a`` and ``b`` are NumPy arrays, PyTorch tensors or candela Tensors, in any
+    mix, whose memory overlaps (or two candela Layouts); anything else is
+    refused with a ``ValueError`` naming both. The explorer starts from the whole buffer as a
     flat tensor; its pipeline is ``a``'s layout (``.as_strided(...)``) and its
     ``compare`` pipeline ``b``'s, so the lane under the grids shows which
     cells each reads, which both read (aliasing) and which neither.

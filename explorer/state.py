@@ -434,6 +434,13 @@ class ExplorerState(param.Parameterized):
             result = evaluate(None, text, start)
         except StateError as exc:
             kept = old if old is not None and old.states[0] is start else None
+            if kept is None and old is not None:
+                # the first pipeline changed under a bad compare text: the last good second
+                # view, over the new start, stays on screen and in the URL
+                try:
+                    kept = evaluate(None, old.ops, start)
+                except StateError:
+                    kept = None
             self.param.update(compare_result=kept, error=f"compare: {exc}")
             return
         self.param.update(compare_result=result, **({"error": None} if ours else {}))

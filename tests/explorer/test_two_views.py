@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import explorer
-from candela import Tensor
+from candela import Layout, Tensor
 from explorer.app import Explorer
 from explorer.state import ExplorerState, evaluate
 from explorer.two_views import alias_columns
@@ -95,20 +95,66 @@ def test_explorer_compare_shows_two_numpy_views_of_one_base():
 
 
 def test_explorer_compare_refuses_views_of_two_buffers_naming_them():
-    with pytest.raises(ValueError, match="not views of the same base"):
-        explorer.compare(np.arange(12), np.arange(12))
+    with pytest.raises(ValueError, match="do not share any") as info:
+        explorer.compare(np.arange(12), np.arange(5.0))
+    assert "12 int64" in str(info.value) and "5 float64" in str(info.value)
+    with pytest.raises(ValueError, match="Layout has none of its own"):
+        explorer.compare(Layout((3, 4)), np.arange(12))
+    with pytest.raises(ValueError, match="dtype view"):
+        a = np.arange(12, dtype=np.int32)
+        explorer.compare(a, a.view(np.float32))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch is not installed")
-def test_explorer_compare_shows_two_torch_views_of_one_storage():
+def test_explorer_compare_draws_two_layouts_over_one_buffer_of_positions():
+    ex = explorer.compare(Layout((3, 4)), Layout((3, 4)).transpose())
+    assert ex.compare_result.tensor.tolist() == np.arange(12).reshape(3, 4).T.tolist()
+
+
+torch_only = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="PyTorch is not installed"
+)
+
+
+@torch_only
+def test_explorer_compare_shows_two_torch_views_of_one_storage_with_their_values():
     import torch
 
-    t = torch.arange(12).reshape(3, 4)
+    t = torch.arange(12).reshape(3, 4) * 10  # values that are not positions
     ex = explorer.compare(t, t.T[1:])
     assert ex.result.tensor.tolist() == t.tolist()
     assert ex.compare_result.tensor.tolist() == t.T[1:].tolist()
-    with pytest.raises(ValueError, match="different storages"):
+    with pytest.raises(ValueError, match="do not share any"):
         explorer.compare(t, torch.arange(12))
+
+
+@torch_only
+def test_explorer_compare_of_a_torch_tensor_and_the_numpy_array_it_shares():
+    import torch
+
+    a = np.arange(12.0).reshape(3, 4) * 10
+    t = torch.from_numpy(a[1:])  # a storage of its own object, inside a's memory
+    ex = explorer.compare(t, a.T)
+    assert ex.result.tensor.tolist() == t.tolist()
+    assert ex.compare_result.tensor.tolist() == a.T.tolist()
+    assert ex.result.tensor.buffer is ex.compare_result.tensor.buffer
+    assert np.shares_memory(ex.result.tensor.buffer, a)  # drawn from the memory itself
+    kinds = alias_columns(ex.result.tensor, ex.compare_result.tensor)["kind"]
+    assert [k for k in kinds].count("both") == 8  # a[1:] is 8 of a.T's 12 cells
+    with pytest.raises(ValueError, match="do not share any") as info:
+        explorer.compare(torch.arange(12), np.arange(12))  # unrelated, whatever the libraries
+    assert "torch Tensor" in str(info.value) and "NumPy array" in str(info.value)
+
+
+@torch_only
+def test_show_draws_a_torch_tensors_own_values():
+    import torch
+
+    t = torch.arange(12).reshape(3, 4) * 10
+    ex = explorer.show(t.T)
+    assert ex.tensor.tolist() == t.T.tolist()
+    assert ex.layout == Layout.from_strided((4, 3), (1, 4), 0)
+    b = torch.arange(6, dtype=torch.bfloat16).reshape(2, 3)  # no NumPy dtype: read as float32
+    assert explorer.show(b[:, 1:]).tensor.tolist() == [[1.0, 2.0], [4.0, 5.0]]
 
 
 def test_a_lesson_step_shows_its_second_view_and_the_next_step_its_own():
@@ -165,3 +211,19 @@ def test_the_second_grid_is_put_beside_the_first_in_presenter_mode_too(presenter
     assert view.compare.second.scale == view.figures.scale == scale
     ex.presenter = not presenter
     assert view.compare.second.scale == view.figures.scale != scale
+
+
+def test_a_good_edit_after_a_bad_compare_keeps_the_second_view_and_its_url():
+    from explorer.url import query_for
+
+    ex = Explorer(shape=(3, 4), ops=".T", compare="[1:]")
+    ex.compare = ".nope()"  # refused: the last good second view stays
+    assert ex.compare_result.ops == "[1:]" and "compare=" in query_for(ex)
+    ex.ops = ".T[::2]"  # a good edit of the first pipeline
+    assert ex.result.ops == ".T[::2]"
+    assert ex.compare_result is not None and ex.compare_result.ops == "[1:]"
+    assert ex.compare_result.tensor.tolist() == np.arange(12).reshape(3, 4)[1:].tolist()
+    assert "compare=%5B1%3A%5D" in query_for(ex) or "compare=[1:]" in query_for(ex)
+    assert ex.error.startswith("compare:") and ".nope()" in ex.error  # still said
+    ex.compare = "[2:]"  # a good compare clears its own message
+    assert ex.error is None and ex.compare_result.ops == "[2:]"
