@@ -42,6 +42,9 @@ the benchmarks) starts from :func:`server_settings` and calls
   patches off too): every line a client can cause (a refused WebSocket upgrade,
   a failed request, Bokeh's lines about a page's message) is one short line,
   and repeated ones are counted once every ten seconds, not repeated.
+- **Bounded connections** (:mod:`explorer.connection_bounds`, on with the
+  patches off too): a WebSocket message declaring more buffers than a page
+  could need, or sending more than 1 MB of them, closes its connection unread.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
 
@@ -288,7 +291,10 @@ def prepare_server(server) -> None:
     Pages built ahead are the caller's to add (:func:`explorer.pool.install`): the
     command composes the server, the page and the pool.
     """
+    from .connection_bounds import bound_connections
+
     lean_process()
+    bound_connections(server)  # what one WebSocket connection may make it hold
     client_logs.count_on(server.io_loop)  # a client's repeated log lines: counted each window
     freeze_lasting()
 
