@@ -14,9 +14,11 @@ status 2 (1 for a failure nobody foresaw), never a traceback.
 
 The command's own process binds the sockets, loads everything and forks the
 worker processes that serve (one unless ``--num-procs``), which it starts again
-when one dies and replaces with a fresh one when one that grew sits idle
-(:mod:`explorer.patches.worker_restarts`, :mod:`explorer.recycling`); stopping
-the command stops them. With the patches off, one process serves, as Bokeh's does.
+when one dies, retries later when one keeps dying, and replaces with a fresh one
+when one that grew sits idle (:mod:`explorer.workers`, :mod:`explorer.recycling`);
+stopping the command stops them. Once no worker is left to serve, the command
+exits with status 1 and one line saying why, never 0 (a service manager then
+starts it again).
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ import sys
 import time
 from urllib.parse import quote, urlsplit
 
-from .patches.worker_restarts import ONE_WORKER, RECYCLE_STATUS, replacement, worker_restarts
+from .workers import (
+    ONE_WORKER,
+    RECYCLE_STATUS,
+    CannotServe,
+    policy_from_env,
+    replacement,
+    supervised,
+    task_id,
+)
 
 PROG = "candela-explorer"
 #: Addresses that mean "every interface".
@@ -548,34 +558,36 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     parent = os.getpid()
     several = kwargs["num_procs"] != 1
     # This process binds the sockets and forks the workers; it serves no session itself.
-    # A dead worker is started again within a budget per minute, and a worker that served
-    # sessions and grew is replaced by a fresh one when idle (explorer.recycling). With
-    # the patch off, one process serves as Bokeh serves, and nothing is recycled.
-    supervised = hasattr(os, "fork") and worker_restarts()
-    if supervised and not several:
+    # A dead worker is started again within a budget per minute, retried later past it,
+    # and a worker that served sessions and grew is replaced by a fresh one when idle
+    # (explorer.workers, explorer.recycling).
+    try:
+        policy = policy_from_env()
+    except ValueError as exc:
+        return fail(str(exc))
+    forks = hasattr(os, "fork")
+    if forks and not several:
         kwargs = {**kwargs, "num_procs": ONE_WORKER}  # Bokeh forks for any number but 1
     if kwargs["num_procs"] != 1:
         signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        server = pn.serve({"/": app}, **kwargs)
+        with supervised(policy) if forks else contextlib.nullcontext():
+            server = pn.serve({"/": app}, **kwargs)
     except (KeyboardInterrupt, _Stop):  # the supervisor, stopped while its workers serve
         if os.getpid() == parent:
             stop_workers(parent)
             print("stopped", file=sys.stderr)
             return 0
         raise
-    except SystemExit as exc:  # the supervisor, after its workers all ended by themselves
-        if os.getpid() == parent:
-            stop_workers(parent)
-        return exc.code if isinstance(exc.code, int) else 0
+    except CannotServe as exc:  # the supervisor, once no worker is left to serve
+        stop_workers(parent)
+        return fail(str(exc), 1)
     except (OSError, ValueError, UnicodeError, OverflowError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         return fail(
             f"cannot serve on {args.address}:{args.port}: {reason}"
             " (try another --port, or --port 0 for a free one)"
         )
-    import tornado.process
-
     # In each worker: only the bundles the page uses, and pages built ahead. Each worker
     # keeps them all: a burst is not shared out evenly between the workers.
     prepare(
@@ -583,10 +595,10 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         ready=args.ready,
         hosts=allowed_origins(args.address, kwargs["port"], args.allow_origin),
     )
-    task = tornado.process.task_id()
+    task = task_id()
     if task is not None:
         _die_with_parent(parent)
-        if supervised:
+        if forks:
             from .recycling import install as recycle_when_idle
 
             recycle_when_idle(server, RECYCLE_STATUS, expected_mb=args.ready * MB_PER_READY_PAGE)

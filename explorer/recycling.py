@@ -9,7 +9,7 @@ collection or ``malloc_trim`` reaches that memory; a fresh process does not have
 
 So the command serves from a worker process forked from its own process, which
 binds the listening sockets, imports everything and never serves a session
-(:mod:`explorer.patches.worker_restarts`). :func:`install`, in each worker, looks
+(:mod:`explorer.workers`). :func:`install`, in each worker, looks
 every :data:`CHECK_S` seconds; the worker is recycled when all of these hold:
 
 - it has served a session (a fresh worker is warm, and is never recycled: no loop);
@@ -27,9 +27,8 @@ accepted (a connection with no request under way is closed), and exits with ``RE
 its warm process at once. A page that opens in between reconnects from its URL,
 as after any lost worker.
 
-Everything here is Bokeh's, Panel's and the operating system's public API; what
-reads the framework's own names is the supervising loop (the patch): with it off
-(``CANDELA_PLAIN=1``) the command serves from one process and nothing is recycled.
+Everything here, and in the supervisor, is Bokeh's, Panel's, Tornado's and the
+operating system's public API: it is the same with every patch off (``CANDELA_PLAIN=1``).
 """
 
 from __future__ import annotations
@@ -143,7 +142,8 @@ def install(server: Any, status: int, expected_mb: float = 0.0) -> Recycler:
     built ahead will add to its warm size. Call in the worker, before the server starts."""
     import panel as pn
     from tornado.ioloop import PeriodicCallback
-    from tornado.process import task_id
+
+    from .workers import task_id
 
     recycler = Recycler(lambda: len(server.get_sessions()), expected_mb)
     pn.state.on_session_created(recycler.session_created)

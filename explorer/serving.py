@@ -38,6 +38,13 @@ the benchmarks) starts from :func:`server_settings` and calls
   ``ERROR`` reply to a page without the server's traceback, a page's change
   applied only if a person could make it on the page.
   ``CANDELA_PLAIN=1`` turns them all off.
+- **Log lines** (:mod:`explorer.client_logs`, a logging filter, on with the
+  patches off too): every line a client can cause (a refused WebSocket upgrade,
+  a failed request, Bokeh's lines about a page's message) is one short line,
+  and repeated ones are counted once every ten seconds, not repeated.
+- **Bounded connections** (:mod:`explorer.connection_bounds`, on with the
+  patches off too): a WebSocket message declaring more buffers than a page
+  could need, or sending more than 1 MB of them, closes its connection unread.
 - **Frozen** (:func:`freeze_lasting`): what the process holds before it serves
   is left out of every collection.
 
@@ -64,9 +71,8 @@ from typing import Any
 from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
-from . import patches
+from . import client_logs, patches
 from .patches.page_changes import MAX_MESSAGE_BYTES
-from .patches.short_errors import short_log_lines
 
 __all__ = [
     "SERVER_PATCHES",
@@ -285,7 +291,11 @@ def prepare_server(server) -> None:
     Pages built ahead are the caller's to add (:func:`explorer.pool.install`): the
     command composes the server, the page and the pool.
     """
+    from .connection_bounds import bound_connections
+
     lean_process()
+    bound_connections(server)  # what one WebSocket connection may make it hold
+    client_logs.count_on(server.io_loop)  # a client's repeated log lines: counted each window
     freeze_lasting()
 
 
@@ -319,7 +329,7 @@ def lean_process() -> None:
     patches.announce_plain()
     for name in SERVER_PATCHES:
         patches.apply(name)
-    short_log_lines()  # a logging filter, not a patch: on with the patches off too
+    client_logs.install()  # a logging filter, not a patch: on with the patches off too
 
 
 def no_browser_info() -> None:

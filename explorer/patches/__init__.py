@@ -95,7 +95,6 @@ MODULES = (
     "short_errors",
     "page_changes",
     "ipv6_location",
-    "worker_restarts",
 )
 
 

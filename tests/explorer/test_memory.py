@@ -212,7 +212,6 @@ def quiet(pid: int, for_s: float = 1.5, timeout: float = 30) -> None:
             last, since = now, time.monotonic()
 
 
-@pytest.mark.patched("worker_restarts")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 def test_rounds_of_sessions_leave_the_command_its_warm_size_once_its_worker_is_recycled():
     """Each round swells the worker by what Python's allocator keeps of ended sessions (no
@@ -328,7 +327,6 @@ def test_a_worker_is_recycled_iff_it_served_is_idle_and_over_its_warm_size(steps
         assert recycler.check() == (idle and rss[0] - warm > MARGIN_MB)
 
 
-@pytest.mark.patched("worker_restarts")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 def test_each_worker_of_several_is_recycled_the_same_way():
     """``--num-procs 2``: each worker that a round swelled is replaced once idle, with the

@@ -167,7 +167,7 @@ def alive(pid: int) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=str)
 @pytest.mark.parametrize(
     "procs",
-    [pytest.param(1, marks=pytest.mark.patched("worker_restarts")), 2],  # 1: one worker
+    [1, 2],  # 1: one worker
     ids=lambda n: f"{n}procs",
 )
 def test_stopping_the_command_stops_every_worker(how, procs):
