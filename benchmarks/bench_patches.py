@@ -6,7 +6,7 @@ in a process of its own: every patch on, or one patch off
 alternate the configurations, so each pair is measured minutes apart at most,
 and the table gives each patch's measure on, off and their ratio. A patch that
 buys less than a tenth on its own measure (ratio above 0.9 for a speed-up) is a
-candidate to remove; a fix (``unparsed_location``, ``inline_panes``,
+candidate to remove; a fix (``inline_panes``,
 ``notebook_comm``) is measured by its test, not here.
 
 Measures (WebSocket clients speaking Bokeh's protocol, as ``bench_load.py``; no browser):

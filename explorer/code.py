@@ -338,8 +338,10 @@ def _reads_fortran(step: Step, before) -> bool:
 def _view(e: str, step: Step, before, after, w: _Writer) -> str:
     if not step.args:  # NumPy's a.view(): the same view again
         return f"{e}.view()" if w.lib == "np" else f"{e}[...]"  # PyTorch: a view, any strides
-    return _reshape_to_after(e, step, before, after, w) if w.lib == "np" else _same_text(
-        e, step, before, after, w
+    return (
+        _reshape_to_after(e, step, before, after, w)
+        if w.lib == "np"
+        else _same_text(e, step, before, after, w)
     )
 
 

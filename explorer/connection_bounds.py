@@ -14,6 +14,13 @@ the connection is closed, unread, with one log line, once a message:
 - declares more than :data:`MAX_BUFFERS` buffers, or
 - has sent more than :data:`MAX_BUFFER_BYTES` of buffers.
 
+Each message is held until it is whole and then judged before Bokeh reads any of
+it: a message a page never sends, or a change no person can make on the page
+(:func:`explorer.page_changes.refusal`), is answered with a short ``ERROR`` and one
+log line, and never reaches Bokeh. Every ``ERROR`` a page is sent, Bokeh's own
+included, says only the kind of failure: never the server's traceback (file paths,
+versions).
+
 This is the explorer's own, not a patch: on with every patch off. Each served app's
 ``/ws`` route is given :class:`BoundedWSHandler`, a subclass of Panel's WebSocket handler
 that overrides Tornado's public ``on_message``, through Tornado's public
@@ -93,16 +100,88 @@ class FrameBudget:
         self.text_left, self.buffers, self.expect_binary, self.bytes = 3, 0, False, 0
 
 
+#: What a page is told when the server could not handle its message.
+REPLY = "the server could not handle this message ({kind})"
+
+
 class BoundedWSHandler(WSHandler):
-    """Panel's WebSocket handler, closing a connection past :class:`FrameBudget`'s bounds."""
+    """Panel's WebSocket handler: a connection past :class:`FrameBudget`'s bounds is
+    closed; each message is judged whole before Bokeh reads it; errors say no more
+    than their kind."""
 
     async def on_message(self, fragment: str | bytes) -> None:
         budget = getattr(self, "candela_budget", None)
         if budget is None:
             budget = self.candela_budget = FrameBudget()
+            self.candela_held = []
         why = budget.over(fragment)
-        if why is None:
-            return await super().on_message(fragment)
+        if why is not None:
+            return self._close_over(why)
+        self.candela_held.append(fragment)
+        if budget.text_left != 3:
+            return None  # the message is not whole yet: nothing of it reaches Bokeh
+        frames, self.candela_held = self.candela_held, []
+        refused = self._refusal(frames)
+        if refused is not None:
+            return await self._refuse(frames, refused)
+        for frame in frames:
+            await super().on_message(frame)
+        return None
+
+    def _refusal(self, frames: list) -> str | None:
+        """Why a whole message is refused (None: Bokeh reads it, and refuses what it
+        cannot parse itself)."""
+        from .page_changes import PAGE_MESSAGES, refusal
+
+        try:
+            header = json.loads(frames[0])
+            msgtype = header.get("msgtype")
+        except (TypeError, ValueError, AttributeError):
+            return None
+        if msgtype not in PAGE_MESSAGES:
+            return f"a {str(msgtype)[:40]} message, which a page never sends"
+        if msgtype != "PATCH-DOC":
+            return None
+        if len(frames) != 3:
+            return "binary buffers"
+        session = getattr(getattr(self, "connection", None), "session", None)
+        if session is None:
+            return "a change before the page's session is open"
+        try:
+            return refusal(session.document, json.loads(frames[2]))
+        except Exception as exc:  # a judge that cannot read it refuses it
+            return f"unreadable ({type(exc).__name__})"
+
+    async def _refuse(self, frames: list, why: str) -> None:
+        session = getattr(getattr(self, "connection", None), "session", None)
+        log.warning(
+            "refused a change from a page of session %.12s…: %s",
+            getattr(session, "id", "(none)"),
+            why,
+        )
+        try:
+            msgid = json.loads(frames[0]).get("msgid")
+        except (TypeError, ValueError, AttributeError):
+            msgid = None
+        protocol = getattr(getattr(self, "connection", None), "protocol", None)
+        if protocol is None or not isinstance(msgid, str):
+            return None
+        reply = protocol.create("ERROR", msgid[:64], f"refused: {why}"[:200])
+        reply.content = {"text": reply.content.get("text", ""), "traceback": None}
+        await self.send_message(reply)
+        return None
+
+    async def send_message(self, message: Any) -> None:
+        if message.msgtype == "ERROR" and not str(message.content.get("text", "")).startswith(
+            "refused: "
+        ):
+            # Bokeh's own error reply carries the server's traceback: only its kind goes
+            lines = str(message.content.get("traceback") or "").strip().splitlines()
+            kind = lines[-1].split(":", 1)[0].strip()[:60] if lines else "error"
+            message.content = {"text": REPLY.format(kind=kind or "error"), "traceback": None}
+        return await super().send_message(message)
+
+    def _close_over(self, why: str) -> None:
         if not getattr(self, "candela_closed", False):
             self.candela_closed = True
             log.warning(

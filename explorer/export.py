@@ -51,7 +51,11 @@ def steps_html(result, unit: str = "elements") -> str:
         note = step_note(step, before)  # where NumPy and PyTorch would disagree
         rows.append(
             f'<div class="candela-step-text">{i}. {html.escape(format_step(step))}</div>'
-            + (f'<div class="candela-step-note">&nbsp;&nbsp;{html.escape(note)}</div>' if note else "")
+            + (
+                f'<div class="candela-step-note">&nbsp;&nbsp;{html.escape(note)}</div>'
+                if note
+                else ""
+            )
             + f'<div class="candela-step-before">&nbsp;&nbsp;before: '
             f"{html.escape(layout_line(before, unit))}</div>"
             f'<div class="candela-step-after">&nbsp;&nbsp;after:&nbsp; '

@@ -196,9 +196,13 @@ def _index_item(node: ast.AST) -> SliceItem:
         return node.value
     if _module_attribute(node) == "newaxis":  # NumPy's name for None
         return None
-    if isinstance(node, (ast.Compare, ast.BoolOp)) or (
-        isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor))
-    ) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not))):
+    if (
+        isinstance(node, (ast.Compare, ast.BoolOp))
+        or (
+            isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor))
+        )
+        or (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)))
+    ):
         raise _Reject(
             f"`{_short(ast.unparse(node), 40)}` is a boolean mask: it picks elements by their "
             "values, into a new buffer (NumPy and PyTorch copy them), not a view; a view picks "
@@ -664,7 +668,9 @@ def _copying(op, tensor: Tensor, step: Step):
         return op.apply(tensor, step.args, step.keywords)
     if copied:  # the copy of an arange's view: its positions, packed in walk order
         packed = np.asarray(tensor.layout.positions(), dtype=np.int64)
-        return op.apply(Tensor(packed, Layout(tuple(tensor.layout.shape))), step.args, step.keywords)
+        return op.apply(
+            Tensor(packed, Layout(tuple(tensor.layout.shape))), step.args, step.keywords
+        )
     return Tensor(tensor.buffer, tried.layout)
 
 

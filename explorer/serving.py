@@ -33,11 +33,13 @@ the benchmarks) starts from :func:`server_settings` and calls
 - **Patches** (:data:`SERVER_PATCHES`, each in :mod:`explorer.patches`, each
   optional): models serialized without working out defaults, no 50 ms wait
   before an edit, one write per message (so an edit's answer never waits for
-  the socket either), a URL with a long number served, the garbage of ended
-  sessions collected at a pause of the pages and their memory handed back, an
-  ``ERROR`` reply to a page without the server's traceback, a page's change
-  applied only if a person could make it on the page.
-  ``CANDELA_PLAIN=1`` turns them all off.
+  the socket either), the garbage of ended sessions collected at a pause of the
+  pages and their memory handed back. ``CANDELA_PLAIN=1`` turns them all off.
+- **Safety is never a patch** (on with ``CANDELA_PLAIN=1``): a page changes only
+  what a person could change on it, a message is judged whole before Bokeh reads
+  it, an ``ERROR`` reply carries no traceback, a connection's buffers are bounded
+  (:mod:`explorer.connection_bounds`, :mod:`explorer.page_changes`), and a URL
+  with a long number is a page, not an HTTP 500 (:func:`long_query_numbers`).
 - **Log lines** (:mod:`explorer.client_logs`, a logging filter, on with the
   patches off too): every line a client can cause (a refused WebSocket upgrade,
   a failed request, Bokeh's lines about a page's message) is one short line,
@@ -72,7 +74,7 @@ from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import client_logs, patches
-from .patches.page_changes import MAX_MESSAGE_BYTES
+from .page_changes import MAX_MESSAGE_BYTES
 
 __all__ = [
     "SERVER_PATCHES",
@@ -84,6 +86,7 @@ __all__ = [
     "host_check",
     "lean_process",
     "lean_resources",
+    "long_query_numbers",
     "prepare_server",
     "server_settings",
     "split_host",
@@ -242,6 +245,29 @@ def host_check(hosts) -> type[OutputTransform]:
     return HostCheck
 
 
+#: The longest request head (request line and headers) Tornado reads: its default, said
+#: here so that :func:`long_query_numbers` stays in step with it.
+MAX_HEADER_BYTES = 64 * 1024
+
+
+def long_query_numbers() -> None:
+    """Let Python turn a number as long as a request's head into an ``int``.
+
+    Panel's ``Location`` parses the query on every change of a page's URL, synced to
+    anything or not, and turns each all-digit value into an ``int``: past Python's limit
+    of 4,300 digits that raised, and ``GET /?x=<5,000 digits>`` was an HTTP 500 with a
+    traceback. No query value is longer than the request's head, and a number of
+    :data:`MAX_HEADER_BYTES` digits converts in about 20 ms; the explorer then reads its
+    own query with its own limits (:mod:`explorer.url`). Python's public setting, for
+    the server's process only; on with every patch off.
+    """
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    if limit and limit < MAX_HEADER_BYTES:
+        sys.set_int_max_str_digits(MAX_HEADER_BYTES)
+
+
 def server_settings() -> dict[str, Any]:
     """Keyword arguments for :func:`panel.serve` (passed through Bokeh to Tornado)."""
     # ``transforms`` replaces what ``compress_response=True`` would add (Tornado's
@@ -254,6 +280,8 @@ def server_settings() -> dict[str, Any]:
         # A message larger than a page of the explorer ever sends closes its connection
         # unread (Bokeh's default is 20 MB).
         "websocket_max_message_size": MAX_MESSAGE_BYTES,
+        # Tornado's default, written out: long_query_numbers() relies on it.
+        "http_server_kwargs": {"max_header_size": MAX_HEADER_BYTES},
     }
 
 
@@ -302,13 +330,10 @@ def prepare_server(server) -> None:
 #: The patches of every served process (:mod:`explorer.patches`), in the order applied.
 SERVER_PATCHES = (
     "lean_serialization",
-    "unparsed_location",
     "no_debounce",
     "one_write_per_message",
     "watch_messages",
     "collect_at_a_pause",
-    "short_errors",
-    "page_changes",
     "ipv6_location",
 )
 
@@ -325,6 +350,7 @@ def lean_process() -> None:
     from bokeh.settings import settings
 
     settings.perform_document_validation.set_value(False)
+    long_query_numbers()  # a URL with a long number is a page, not an HTTP 500
     no_browser_info()
     patches.announce_plain()
     for name in SERVER_PATCHES:

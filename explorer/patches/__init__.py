@@ -79,7 +79,6 @@ MODULES = (
     "messages",
     "collect_at_a_pause",
     "lean_serialization",
-    "unparsed_location",
     "immediate_changes",
     "one_write",
     "pool_sessions",
@@ -92,8 +91,6 @@ MODULES = (
     "comm_stdout",
     "browser",
     "refuse_early",
-    "short_errors",
-    "page_changes",
     "ipv6_location",
 )
 

@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 from explorer.client_logs import LOG_LINE_CHARS, ClientLines
 from explorer.testing import free_port, start_command, stop_command, wait_for_url
 
+pytestmark = pytest.mark.safety
+
 COUNT = re.compile(r"^(?:refused )?(\d+) more")
 
 

@@ -31,6 +31,8 @@ from explorer.testing import (
     wait_for_url,
 )
 
+pytestmark = pytest.mark.safety
+
 
 def frames(num_buffers: int, sizes: list[int]) -> list[str | bytes]:
     header = {"msgid": "1", "msgtype": "PATCH-DOC", "num_buffers": num_buffers}

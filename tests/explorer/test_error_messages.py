@@ -26,6 +26,8 @@ from explorer.testing import (
     wait_for_url,
 )
 
+pytestmark = pytest.mark.safety
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "do-not-show-this-key-7c1e"
 
@@ -121,7 +123,6 @@ def test_lesson_file_problems_go_to_the_teacher_and_students_see_only_that_some_
     assert "Traceback" not in console
 
 
-@pytest.mark.patched("short_errors")
 def test_a_failing_message_gets_a_short_answer_and_one_short_log_line():
     port = free_port()
     proc = start_command(["--port", str(port), "--ready", "0"])

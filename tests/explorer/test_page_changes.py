@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from explorer.patches.page_changes import MAX_MESSAGE_BYTES
+from explorer.page_changes import MAX_MESSAGE_BYTES
 from explorer.testing import (
     BokehClient,
     free_port,
@@ -29,6 +29,8 @@ from explorer.testing import (
     tree_sum,
     wait_for_url,
 )
+
+pytestmark = pytest.mark.safety
 
 MARK = "zq-hostile-zq"
 
@@ -76,11 +78,14 @@ def hostile_changes(document: dict) -> list[dict]:
     }
     long_text = {"kind": "ModelChanged", "model": {"id": box}, "attr": "value", "new": MARK * 999}
     root = {"kind": "RootAdded", "model": {"type": "object", "name": "Div", "id": "p9"}}
+    # 60,000 characters into a server-side HTML pane: under the message limit, so judged
+    html = models_of(document, "panel.models.markup.HTML")[0]["id"]
+    text = MARK + "x" * 60_000
+    markup = {"kind": "ModelChanged", "model": {"id": html}, "attr": "text", "new": text}
     choice = {"kind": "ModelChanged", "model": {"id": select[0]["id"]}, "attr": "value"}
-    return [streamed, title, sizing, data, long_text, root, {**choice, "new": MARK}]
+    return [streamed, title, sizing, data, long_text, root, markup, {**choice, "new": MARK}]
 
 
-@pytest.mark.patched("page_changes")
 def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
     port = free_port()
     # Repeated log lines are counted once a window: a short one, so the count is written.
@@ -159,7 +164,7 @@ def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
 
 
 def test_the_limit_leaves_room_for_the_longest_text_a_box_takes():
-    from explorer.patches.page_changes import MAX_TEXT
+    from explorer.page_changes import MAX_TEXT
 
     # A pipeline box's text, every character escaped as JSON does at worst (\\uXXXX).
     longest = json.dumps({"events": [{"new": "\u0101" * MAX_TEXT}]}, ensure_ascii=True)

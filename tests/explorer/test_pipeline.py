@@ -425,7 +425,6 @@ def test_a_comparison_is_not_an_assignment():
 
 def test_where_the_libraries_disagree_the_step_list_says_which_is_followed():
     from candela import Layout
-
     from explorer.ops import step_note
 
     (swap,) = parse(".transpose(0, 1)")

@@ -28,7 +28,10 @@ from explorer.testing import (
     wait_for_url,
 )
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [
+    pytest.mark.safety,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+]
 
 
 def settle(pid: int, window: float = 2.0, timeout: float = 120.0) -> None:

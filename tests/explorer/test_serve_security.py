@@ -22,6 +22,8 @@ import pytest
 from explorer import cli
 from explorer.testing import free_port, start_command, stop_command, wait_for_url
 
+pytestmark = pytest.mark.safety
+
 EVIL = "http://evil.example"
 
 

@@ -501,7 +501,6 @@ from bokeh.core.has_props import HasProps
 from bokeh.protocol.message import Message
 from bokeh.settings import settings
 from panel.io import document
-from panel.io.location import Location
 
 from explorer import serving
 from explorer.patches.lean_serialization import _query_properties_with_values
@@ -518,7 +517,7 @@ print(json.dumps({
     "browser_info": pn.config.browser_info,
     "lean_serialization": HasProps.query_properties_with_values
     is _query_properties_with_values,
-    "unparsed_location": marked(Location._update_synced),
+    "long_query_numbers": sys.get_int_max_str_digits(),
     "no_debounce": pn.widgets.TextInput._debounce == 0,
     "one_write": marked(document.dispatch_tornado) and Message.send.__name__ == "send_at_once",
     "collect_at_a_pause": marked(document._garbage_collect),

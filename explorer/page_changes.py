@@ -3,11 +3,11 @@
 Bokeh's server applies whatever a page sends in a ``PATCH-DOC``: any attribute of
 any model, new models, columns streamed into any data source. A hostile client
 can write megabytes into its session that way (and into the log), and slow every
-other student's edits. Patch ``page_changes`` judges each ``PATCH-DOC`` before
-Bokeh applies or copies any of it (``ServerSession.patch``, on the class) with
-:func:`refusal`: a message with any change the explorer's page never makes is
-refused whole, answered with a short ``ERROR`` and one short log line (never the
-message).
+other student's edits. So each message a page sends is judged, whole, before Bokeh
+reads any of it (:class:`explorer.connection_bounds.BoundedWSHandler`, on with every
+patch off) with :func:`refusal`: a message with any change the explorer's page never
+makes is refused whole, answered with a short ``ERROR`` and one short log line
+(never the message).
 
 What a page may send, measured from the explorer's own pages in Chromium (every
 browser test, then a margin), each within the limits of the model it changes:
@@ -28,9 +28,10 @@ browser test, then a margin), each within the limits of the model it changes:
 
 Nothing else: no ``ColumnsStreamed``, ``ColumnsPatched``, ``ColumnDataChanged``,
 ``RootAdded``, ``RootRemoved`` or ``TitleChanged``, no binary buffers, no new
-models or references as values. A single WebSocket message larger than
-:data:`MAX_MESSAGE_BYTES` closes its connection before it is read
-(:func:`explorer.serving.server_settings`, Bokeh's public setting).
+models or references as values, and no message but a ``PATCH-DOC``, a
+``PULL-DOC-REQ`` or a ``SERVER-INFO-REQ`` (:data:`PAGE_MESSAGES`). A single
+WebSocket message larger than :data:`MAX_MESSAGE_BYTES` closes its connection
+before it is read (:func:`explorer.serving.server_settings`, Bokeh's public setting).
 """
 
 from __future__ import annotations
@@ -40,9 +41,7 @@ import logging
 import math
 from typing import Any
 
-from . import Patch, apply, register
-
-__all__ = ["MAX_EVENT_BYTES", "MAX_MESSAGE_BYTES", "MAX_TEXT", "page_changes", "refusal"]
+__all__ = ["MAX_EVENT_BYTES", "MAX_MESSAGE_BYTES", "MAX_TEXT", "PAGE_MESSAGES", "refusal"]
 
 log = logging.getLogger("candela-explorer")
 
@@ -62,11 +61,9 @@ LOCATION_ATTRS = frozenset(
     {"href", "hostname", "pathname", "protocol", "port", "search", "hash", "reload"}
 )
 PLOT_SIZES = frozenset({"inner_width", "inner_height", "outer_width", "outer_height"})
-
-
-def page_changes() -> bool:
-    """Judge every PATCH-DOC from a page before it is applied (False: the patch is off)."""
-    return apply("page_changes")
+#: The messages a page (BokehJS, or Bokeh's Python client) sends: everything else,
+#: ``PUSH-DOC`` (a whole new document) among them, is refused.
+PAGE_MESSAGES = frozenset({"PATCH-DOC", "PULL-DOC-REQ", "SERVER-INFO-REQ"})
 
 
 def _scalar(value: Any) -> bool:
@@ -203,49 +200,3 @@ def refusal(document: Any, content: Any, buffers: Any = ()) -> str | None:
         if why is not None:
             return f"{type(model).__name__}.{attr[:40]}: {why}"
     return None
-
-
-def _install() -> None:
-    from bokeh.server.session import ServerSession
-
-    original = ServerSession.__dict__["patch"]
-    bokeh_patch = original.__func__
-    if getattr(bokeh_patch, "_candela", False):
-        return
-
-    def patch(cls, message, connection):
-        session = connection.session
-        try:
-            why = refusal(session.document, message.content, message.buffers)
-        except Exception as exc:  # a judge that cannot read it refuses it
-            why = f"unreadable ({type(exc).__name__})"
-        if why is None:
-            return bokeh_patch(cls, message, connection)
-        log.warning("refused a change from a page of session %.12s…: %s", session.id, why)
-        reply = connection.protocol.create(
-            "ERROR", message.header["msgid"], f"refused: {why}"[:200]
-        )
-        reply.content["traceback"] = None
-        return _done(reply)
-
-    patch._candela = True
-    ServerSession.patch = classmethod(patch)
-
-
-async def _done(value):
-    return value
-
-
-register(
-    Patch(
-        name="page_changes",
-        changes="bokeh.server.session.ServerSession.patch: a PATCH-DOC is judged first; "
-        "one with a change no person makes on the page is refused whole",
-        why="Bokeh applies any change a page sends: a raw client streamed 5.5 MB "
-        "messages into a figure's source, swelling the server by 135 MB each three",
-        buys="a session holds only what its page's inputs can set; one short log line per refusal",
-        checked={"bokeh": "3.9", "panel": "1.9"},
-        needs=("bokeh.server.session:ServerSession.patch",),
-        install=_install,
-    )
-)
