@@ -36,7 +36,7 @@ the sorted walk, which is again such a walk whenever the axes nest (each
 stride, sorted, is larger than the reach of the smaller ones), as every view
 made by slicing, transposing and broadcasting does. Only what is left is
 counted over explicit positions: the block of axes that interleave or
-overlap (e.g. overlapping sliding windows: ``np.unique`` of their offsets, or
+overlap (e.g. overlapping sliding windows: their offsets sorted, or
 a bitmap of their span, whichever is smaller), and warps longer than the
 innermost run of a walk of several runs (walked in chunks, O(len)). A warp
 shorter than the run that does not divide it is counted per phase of the
@@ -226,6 +226,12 @@ def _unit_ids(pos: np.ndarray, isz: int, unit: int) -> np.ndarray:
     return (pos // unit) * isz + ((pos % unit) * isz) // unit
 
 
+def _sorted_unique(a: np.ndarray) -> np.ndarray:
+    """The distinct values of `a`, sorted (by a sort: NumPy's `unique` can be far slower)."""
+    out = np.sort(a)
+    return out[np.concatenate(([True], out[1:] != out[:-1]))] if out.size else out
+
+
 def _group_units(ids: np.ndarray, warp: int) -> int:
     """Distinct values summed over rows of `warp` consecutive ids (the last row may be shorter)."""
     full = ids.size // warp * warp
@@ -234,7 +240,7 @@ def _group_units(ids: np.ndarray, warp: int) -> int:
         rows = np.sort(ids[:full].reshape(-1, warp), axis=1)
         total += rows.shape[0] + int(np.count_nonzero(rows[:, 1:] != rows[:, :-1]))
     if full < ids.size:
-        total += int(np.unique(ids[full:]).size)
+        total += int(_sorted_unique(ids[full:]).size)
     return total
 
 
@@ -243,8 +249,8 @@ def _direct(layout: Layout, isz: int, unit: int, warp: int | None):
     pos = layout.positions()
     ids = _unit_ids(pos, isz, unit)
     entries = 1 + int(np.count_nonzero(ids[1:] != ids[:-1]))
-    units = int(np.unique(ids).size)
-    distinct = int(np.unique(pos).size)
+    units = int(_sorted_unique(ids).size)
+    distinct = int(_sorted_unique(pos).size)
     if warp is None:
         return units, entries, distinct, None, None
     return units, entries, distinct, -(-pos.size // warp), _group_units(ids, warp)
@@ -415,7 +421,7 @@ def _distinct(layout: Layout, isz: int, unit: int) -> tuple[int, int]:
 def _block_offsets(axes) -> np.ndarray:
     """The distinct ``sum(i * t)`` of axes ``[(t, n), ...]`` (t > 0), sorted.
 
-    By `np.unique` over the sums when they are fewer than their span, else by
+    By sorting the sums when they are fewer than their span, else by
     dilating a bitmap of the span axis by axis (O(span) each).
     """
     elements = T.prod([n for _, n in axes])
@@ -424,7 +430,7 @@ def _block_offsets(axes) -> np.ndarray:
         sums = np.zeros(1, dtype=np.int64)
         for t, n in axes:
             sums = np.add.outer(np.arange(n, dtype=np.int64) * t, sums).reshape(-1)
-        return np.unique(sums)
+        return _sorted_unique(sums)
     seen = np.zeros(span, dtype=bool)
     seen[0] = True
     for t, n in axes:
