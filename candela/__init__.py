@@ -19,6 +19,7 @@ Layout(shape=(3, 3), stride=(1, -4), adj_stride=(9, -4), offset=9, len=9)
 True
 """
 
+from .cost import Cost
 from .errors import (
     AxesOutOfBounds,
     CannotBroadcast,
@@ -39,6 +40,7 @@ from .tensor import Tensor
 __all__ = [
     "Layout",
     "Tensor",
+    "Cost",
     "Step",
     "SliceRange",
     "s",

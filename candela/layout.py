@@ -20,7 +20,7 @@ tests prove each against a brute-force walk.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from .errors import (
     SliceOutOfBounds,
 )
 from .slicing import RangesLike, format_ranges, format_subscript, resolve_range, to_ranges
+
+if TYPE_CHECKING:
+    from .cost import Cost
 
 __all__ = ["Layout", "Step"]
 
@@ -1066,6 +1069,24 @@ class Layout:
             return inner
         keep = [n if st != 0 else 1 for n, st in zip(shape, stride)]
         return np.broadcast_to(inner.reshape(keep), shape).reshape(-1)
+
+    def cost(self, itemsize: int, unit: int = 64, warp: int | None = None) -> Cost:
+        """What the walk costs in memory units of `unit` bytes: see `candela.cost`.
+
+        An element at position ``p`` lies in unit ``p * itemsize // unit``;
+        the `Cost` counts the distinct units (``units``), the times the walk
+        enters one (``unit_entries``), bytes moved and used, and with `warp`
+        the mean distinct units per group of `warp` consecutive elements.
+
+        >>> Layout((64, 64)).cost(4).units, Layout((64, 64)).cost(4).unit_entries
+        (256, 256)
+        >>> c = Layout((64, 64)).T.cost(4, warp=32)
+        >>> c.units, c.unit_entries, c.units_per_request
+        (256, 4096, 32.0)
+        """
+        from .cost import walk_cost
+
+        return walk_cost(self, itemsize, unit, warp)
 
     # -- NumPy's and PyTorch's property names ---------------------------------
     # Last in the class: inside the class body the name T would otherwise hide

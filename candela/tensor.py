@@ -17,6 +17,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import tuples as T
+from .cost import Cost
 from .errors import IndexOutOfBounds, InvalidShape, InvalidViewShape, ZeroRankShape
 from .layout import Layout, Step
 from .slicing import RangesLike
@@ -183,6 +184,15 @@ class Tensor:
 
     def positions(self) -> np.ndarray:
         return self._layout.positions()
+
+    def cost(self, unit: int = 64, warp: int | None = None) -> Cost:
+        """`Layout.cost` with this tensor's own item size (its dtype's bytes per element).
+
+        >>> a = Tensor.from_numpy(np.zeros((4, 16), dtype=np.float64))
+        >>> a.cost().units, a.T.cost().unit_entries, a.cost(unit=32, warp=4).units_per_request
+        (8, 64, 1.0)
+        """
+        return self._layout.cost(self._buffer.dtype.itemsize, unit, warp)
 
     def walk(self) -> Iterator[Step]:
         return self._layout.walk()
