@@ -472,6 +472,8 @@ class Figures:
             hover_buffer=self.hover_tools["buffer"],
             logical_figure=self.logical_figure,
             buffer_figure=self.buffer_figure,
+            # a second view's hover linking (explorer.two_views), set when one is shown
+            link=None,
             forward=C.FORWARD,
             backward=C.BACKWARD,
         )

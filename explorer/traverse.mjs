@@ -15,7 +15,7 @@ function stateOf(args) {
   return (args.frames.__candela ??= {
     timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false, data: null,
     // The cells each mark frames, per figure: [x, y, k, pos] each.
-    marks: {logical: {hover: [], cursor: []}, buffer: {hover: [], cursor: []}},
+    marks: {logical: {link: [], hover: [], cursor: []}, buffer: {link: [], hover: [], cursor: []}},
   })
 }
 
@@ -46,14 +46,16 @@ function tagsOf(args) {
 }
 
 // The frames' rows of one figure (figures.mark_rows builds the same on the server).
-const MARK_ORDER = ["hover", "cursor"]
+const MARK_ORDER = ["link", "hover", "cursor"]
 const DEFAULT_RINGS = {size: 0.97, rings: [["#000000", 7], ["#FFFFFF", 5], [null, 3]]}
+// A second view's links (two_views.LINK_JS): the cells reading the hovered position.
+const LINK_RINGS = {size: 1.0, rings: [["#009E73", 3]]}
 
 function paintMarks(args, st, fig) {
   const rows = {x: [], y: [], size: [], line: [], color: [], mark: [], ring: [], k: [], pos: []}
   const spec = tagsOf(args).rings?.[fig] ?? {}
   for (const mark of MARK_ORDER) {
-    const {size, rings} = spec[mark] ?? DEFAULT_RINGS
+    const {size, rings} = spec[mark] ?? (mark === "link" ? LINK_RINGS : DEFAULT_RINGS)
     for (const [x, y, k, pos] of st.marks[fig][mark]) {
       rings.forEach(([color, width], ring) => {
         rows.x.push(x); rows.y.push(y); rows.size.push(size); rows.line.push(width)
@@ -315,6 +317,11 @@ function hoverBuffer(args, st, indices) {
 
 export default function (args, obj, data) {
   const st = stateOf(args)
+  // a second view's links paint their rings on this grid through this view's marks
+  st.paintLinks ??= (cells) => {
+    st.marks.logical.link = cells
+    paintMarks(args, st, "logical")
+  }
   const slider = args.slider
   const n = count(args)
   switch (actionOf(args, obj, st)) {
@@ -347,8 +354,9 @@ export default function (args, obj, data) {
       // New frames from the server: the other sources may land later in the same
       // message, so draw once the message is applied.
       stop(args, st)
-      st.marks.logical.hover = []  // the cells hovered belong to the old walk
+      st.marks.logical.hover = []  // the cells hovered (or linked) belong to the old walk
       st.marks.buffer.hover = []
+      st.marks.logical.link = []
       setTimeout(() => show(args, st, 0, true), 0)
       break
     case "redraw":
@@ -359,6 +367,7 @@ export default function (args, obj, data) {
       break
     case "hover-logical":
       hoverLogical(args, st, data?.index?.indices ?? [])
+      if (args.link != null) args.link.execute(obj, data)  // a second view, when shown
       break
     case "hover-buffer":
       hoverBuffer(args, st, data?.index?.indices ?? [])

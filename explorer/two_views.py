@@ -99,30 +99,47 @@ def summary(cols: dict) -> dict[str, int]:
 
 
 #: Hover on a cell of the lane or of either grid: the buffer position it is, or reads,
-#: then every cell linked to that position ringed in all three figures.
+#: then every cell linked to that position ringed in all three figures. The first grid's
+#: rings are painted by its own traversal module, as its hover's are (``paintLinks``):
+#: adding a renderer or a tool to a figure already on a page left BokehJS's other hover
+#: tools there reading glyph views it had dropped (a TypeError at every hover). The
+#: rings are the browser's own: never sent back to the server.
 LINK_JS = """
-const hit = cb_data.index.indices;
+const hit = cb_data?.index?.indices ?? [];
 const empty = {x: [], y: []};
-if (!lane.data.pos.length) return;  // no second view: the first view's own hover does it
-if (!hit.length) {
-  for (const s of [link_a, link_b, link_lane]) if (s.data.x.length) s.data = empty;
-  return;
-}
+const st_a = frames_a.__candela;
+const paint_a = (cells) => { if (st_a?.paintLinks) st_a.paintLinks(cells); };
+const clear = () => {
+  for (const s of [link_b, link_lane]) if (s.data.x.length) s.data = empty;
+  paint_a([]);
+};
+if (!lane.data.pos.length || !hit.length) { clear(); return; }
 const k = hit[0];
 const p = which === 'lane' ? lane.data.pos[k] : (which === 'a' ? frames_a : frames_b).data.pos[k];
-if (p == null) return;
-const ring = (frames, logical, out) => {
-  const xs = [], ys = [];
+if (p == null) { clear(); return; }
+const cells = (frames, logical) => {
+  const out = [];
   const pos = frames.data.pos;
   for (let i = 0; i < pos.length; i++) {
-    if (pos[i] === p) { xs.push(logical.data.x[i]); ys.push(logical.data.y[i]); }
+    if (pos[i] === p) out.push([logical.data.x[i], logical.data.y[i], i, p]);
   }
-  out.data = {x: xs, y: ys};
+  return out;
 };
-ring(frames_a, logical_a, link_a);
-if (same_buffer.tags[0]) ring(frames_b, logical_b, link_b); else link_b.data = empty;
+paint_a(cells(frames_a, logical_a));
+const b = same_buffer.tags[0] ? cells(frames_b, logical_b) : [];
+link_b.data = {x: b.map(c => c[0]), y: b.map(c => c[1])};
 link_lane.data = {x: [lane.data.x[p]], y: [lane.data.y[p]]};
 """
+
+
+def link_layer(fig, renderer, name: str) -> tuple[ColumnDataSource, HoverTool]:
+    """The rings a hover draws on a figure of the second view, and its hover: made with
+    the figure, before it is on a page."""
+    source = ColumnDataSource({"x": [], "y": []}, name=f"compare-link-{name}", syncable=False)
+    fig.add_glyph(source, _ring(), level="overlay")
+    hover = HoverTool(renderers=[renderer], tooltips=None, name=f"compare-hover-{name}")
+    fig.add_tools(hover)
+    return source, hover
 
 
 def _ring() -> Rect:
@@ -188,40 +205,29 @@ class CompareView:
         )
         # A model that holds one flag for the browser: do both views read one buffer?
         self.same_buffer = ColumnDataSource({}, tags=[True], name="compare-same-buffer")
-        self.links = {
-            name: ColumnDataSource({"x": [], "y": []}, name=f"compare-link-{name}")
-            for name in ("a", "b", "lane")
-        }
-        for fig, name in (
-            (first.logical_figure, "a"),
-            (self.second.logical_figure, "b"),
-            (lane, "lane"),
-        ):
-            fig.add_glyph(self.links[name], _ring(), level="overlay")
+        # The second grid's and the lane's rings and hovers are new, as their figures are;
+        # the first grid's rings are its traversal module's (LINK_JS), reached through its
+        # one CustomJS model's arguments: nothing is added to a figure already drawn.
+        link_b, hover_b = link_layer(self.second.logical_figure, self.second.logical_cells, "b")
+        link_lane, hover_lane = link_layer(lane, self.lane_cells, "lane")
+        hover_lane.tooltips = LANE_TOOLTIPS
+        self.links = {"b": link_b, "lane": link_lane}
         args = {
             "frames_a": first.frames_source,
             "frames_b": self.second.frames_source,
             "logical_a": first.logical_source,
             "logical_b": self.second.logical_source,
             "lane": self.lane_source,
-            "link_a": self.links["a"],
-            "link_b": self.links["b"],
-            "link_lane": self.links["lane"],
+            "link_b": link_b,
+            "link_lane": link_lane,
             "same_buffer": self.same_buffer,
         }
-        for fig, renderer, which in (
-            (first.logical_figure, first.logical_cells, "a"),
-            (self.second.logical_figure, self.second.logical_cells, "b"),
-            (lane, self.lane_cells, "lane"),
-        ):
-            fig.add_tools(
-                HoverTool(
-                    renderers=[renderer],
-                    tooltips=None if which != "lane" else LANE_TOOLTIPS,
-                    callback=CustomJS(args={**args, "which": which}, code=LINK_JS),
-                    name=f"compare-hover-{which}",
-                )
-            )
+        for hover, which in ((hover_b, "b"), (hover_lane, "lane")):
+            hover.callback = CustomJS(args={**args, "which": which}, code=LINK_JS)
+        first.traverse_js.args = {
+            **first.traverse_js.args,
+            "link": CustomJS(args={**args, "which": "a"}, code=LINK_JS),
+        }
 
     def render(self, first_tensor, second_cols, second_layout, second_tensor, unit: str) -> None:
         """Draw the second view's grid and the lane for the two tensors."""

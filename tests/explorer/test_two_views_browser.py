@@ -7,6 +7,8 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
+from explorer.testing import open_served
+
 pytestmark = pytest.mark.browser
 
 MODEL = "(name) => Bokeh.documents[0].get_model_by_name(name)"
@@ -18,11 +20,20 @@ BOX = """(name) => {
 }"""
 
 
+#: The rings of a hover, as [x, y] cells: on the first grid (its marks of kind "link"),
+#: the second grid and the lane.
+RINGS = """() => {
+  const m = (name) => Bokeh.documents[0].get_model_by_name(name);
+  const cells = (s) => s.data.x.map((x, i) => [x, s.data.y[i]]);
+  const marks = m('marks-logical-source').data;
+  const a = marks.x.map((x, i) => [x, marks.y[i], marks.mark[i]]).filter(r => r[2] === 'link');
+  return {a: a.map(r => [r[0], r[1]]), b: cells(m('compare-link-b')),
+          lane: cells(m('compare-link-lane'))};
+}"""
+
+
 def links(page) -> dict:
-    return page.evaluate(
-        "() => Object.fromEntries(['a', 'b', 'lane'].map(n => [n, "
-        "Bokeh.documents[0].get_model_by_name('compare-link-' + n).data.x.length]))"
-    )
+    return {name: len(cells) for name, cells in page.evaluate(RINGS).items()}
 
 
 def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer_server):
@@ -45,10 +56,7 @@ def test_two_views_side_by_side_over_one_buffer_with_linked_hover(page, explorer
     lane = page.evaluate(BOX, "compare-lane-figure")
     cell = (lane["width"] - 8) / 12.2
     page.mouse.move(lane["x"] + 4 + cell * (0.6 + 5), lane["y"] + lane["height"] / 2)
-    page.wait_for_function(
-        "() => ['a', 'b', 'lane'].every(n => "
-        "Bokeh.documents[0].get_model_by_name('compare-link-' + n).data.x.length === 1)"
-    )
+    page.wait_for_function(f"() => Object.values(({RINGS})()).every(c => c.length === 1)")
     assert links(page) == {"a": 1, "b": 1, "lane": 1}
     page.mouse.move(1, 1)  # off every figure: the rings go
     page.wait_for_function(
@@ -121,11 +129,7 @@ def test_hovering_a_cell_of_either_grid_rings_what_reads_its_position_in_both(
         page.wait_for_function(
             "() => Bokeh.documents[0].get_model_by_name('compare-link-lane').data.x.length === 1"
         )
-        return page.evaluate(
-            "() => Object.fromEntries(['a', 'b', 'lane'].map(n => [n, (s => "
-            "s.data.x.map((x, i) => [x, s.data.y[i]]))("
-            "Bokeh.documents[0].get_model_by_name('compare-link-' + n))]))"
-        )
+        return page.evaluate(RINGS)
 
     # B[0, 1] reads position 5 (x[1:]): A = x.T reads it at A[1, 1]; the lane's cell 5.
     hover("compare-logical-figure", 4, 0, 1)
@@ -160,3 +164,40 @@ def test_a_lesson_link_shows_its_two_views_once_the_question_is_answered(page, e
     page.wait_for_function(
         "() => Bokeh.documents[0].get_model_by_name('compare-lane-source').data.pos.length === 8"
     )
+
+
+@pytest.mark.parametrize(
+    "how", ["a second view typed on a live page", "a lesson's second view, once answered"]
+)
+def test_a_second_view_added_to_a_live_page_links_every_hover_without_an_error(
+    page, explorer_server, how
+):
+    # The second view's hover was once added to the first grid after it was drawn: every
+    # hover of the first grid then threw a TypeError in BokehJS and showed nothing, and
+    # every ring drawn was sent to the server and refused there (45 log lines a sweep).
+    errors, refused = [], []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: refused.append(m.text) if "refused" in m.text else None)
+    if how.startswith("a second view typed"):
+        open_served(page, explorer_server + "?shape=3,4&ops=.transpose()")
+        box = page.locator(".candela-compare-input input")
+        box.fill("[:]")
+        box.press("Enter")
+    else:
+        open_served(page, explorer_server + "?lesson=aliasing&step=1")
+        answer = page.locator(".candela-answer input")
+        answer.fill("6")
+        answer.press("Enter")
+        expect(page.locator(".candela-verdict-right")).to_be_visible()
+    page.wait_for_function(
+        "() => (m => m && m.data.pos.length === 12)("
+        "Bokeh.documents[0].get_model_by_name('compare-lane-source'))"
+    )
+    grid = page.evaluate(BOX, "logical-figure")
+    cell = (grid["width"] - 8) / 3.2
+    # element [2, 1] of x.T reads position 6: ringed in both grids and the lane
+    page.mouse.move(grid["x"] + 4 + cell * 1.6, grid["y"] + 4 + cell * 2.6)
+    page.wait_for_function(f"() => Object.values(({RINGS})()).every(c => c.length === 1)")
+    expect(page.locator(".bk-Tooltip, .bk-tooltip").first).to_contain_text("6")
+    page.mouse.move(1, 1)
+    assert errors == [] and refused == [], (errors[:3], refused[:3])
