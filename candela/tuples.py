@@ -365,6 +365,9 @@ def check_view_shape(shape: object, elements: int) -> Shape:
     """
     values = shape if isinstance(shape, Sequence) and not isinstance(shape, str) else (shape,)
     unknown = [d for d, v in enumerate(values) if _is_minus_one(v)]
+    for d, v in enumerate(values):  # a size below -1 is no size at all, however many -1 there are
+        if d not in unknown:
+            check_size(v, f"size of axis {d} in shape {tuple(values)!r}")
     if len(unknown) > 1:
         raise InvalidViewShape(
             f"shape {tuple(values)} has more than one -1: only one size can be inferred",
