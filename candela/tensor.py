@@ -1,8 +1,12 @@
 """`Tensor`: a flat NumPy buffer and a `Layout` that addresses it.
 
-Every layout derivation returns a Tensor over the same buffer (zero-copy);
-`as_contiguous` copies, and so do `contiguous` and `reshape` where no
-strides over the same buffer can express the result. `Tensor.from_numpy` wraps a
+Every layout derivation returns a Tensor over the same buffer (zero-copy):
+the seed's moves are forwarded to the layout, and NumPy's and PyTorch's words
+are inherited from `candela.words`, the same words a `Layout` has. Only
+where a tensor's meaning differs does it say a word again: `reshape` and
+`flatten` copy where no strides over the same buffer can express the result,
+and `as_strided` refuses positions outside the buffer. `as_contiguous`
+copies, and so does `contiguous` when the tensor is not contiguous. `Tensor.from_numpy` wraps a
 NumPy array without copying: byte strides become element strides, and the
 buffer is the memory of the array that owns it, so the offset is where the
 view starts in it.
