@@ -50,10 +50,6 @@ class Words:
 
     __slots__ = ()
 
-    # seed 003's names for two fields
-    dims = property(lambda self: self.shape, doc="The shape (seed 003's name for it).")
-    elem_count = property(lambda self: self.len, doc="The number of elements (seed 003's `len`).")
-
     # -- reshaping ------------------------------------------------------------
 
     def reshape(self, *shape: int | Sequence[int]) -> Self:
@@ -414,12 +410,14 @@ class Words:
         start = self.offset if offset is None else T.check_offset(offset)
         return self._derive(dims, strides, start)
 
-    # -- other names for exactly one word: one line each ----------------------
+    # -- other names for exactly one word or field: one line each --------------
 
-    movedim = moveaxis  # PyTorch's name
+    movedim = moveaxis  # PyTorch's name for NumPy's moveaxis
+    dims = property(lambda self: self.shape, doc="The shape (seed 003's name for it).")
+    elem_count = property(lambda self: self.len, doc="The number of elements (seed 003's `len`).")
 
-    # NumPy's and PyTorch's property names. Last in the class: inside the class body the
-    # name T would otherwise hide the module `tuples as T` from the methods after it.
+    # NumPy's and PyTorch's property names. Last in the class: everywhere above them the
+    # name T is the module `candela.tuples`, as in the rest of the package.
 
     @property
     def T(self) -> Self:
