@@ -5,11 +5,14 @@ stride, the `adj_stride` iteration trick, offset and len. Views, slices,
 transposes, axis permutations and broadcasts are new layouts over the same
 buffer. A `Tensor` pairs a NumPy buffer with a layout so layouts address real
 values. NumPy's and PyTorch's words (reshape, permute, flip, unsqueeze,
-squeeze, expand, T, mT, contiguous, swapaxes, moveaxis/movedim, select,
-flatten/ravel, diagonal, unfold, as_strided, and `subscript` for NumPy's
-``a[...]``) are there too, taking a shape or axes either way (``reshape(2, 6)``
-or ``reshape((2, 6))``), and every number a layout holds is exact: one outside
-int64 is refused where the layout is built.
+squeeze, expand, T, mT, swapaxes, moveaxis/movedim, select, flatten/ravel,
+diagonal, unfold, as_strided, and `subscript` for NumPy's ``a[...]``; and a
+tensor's contiguous) are there too, taking a shape or axes either way
+(``reshape(2, 6)`` or ``reshape((2, 6))``), and every number a layout holds is
+exact: one outside int64 is refused where the layout is built.
+
+`Layout` holds the algebra (`candela.layout`); the words are written once,
+over it, in `candela.words`, and `Layout` and `Tensor` both inherit them.
 candela depends on NumPy alone.
 
 >>> from candela import Layout, s

@@ -1,17 +1,22 @@
-"""`Layout`: how a tensor's logical shape maps onto its flat buffer.
+"""`Layout`: how a tensor's logical shape maps onto its flat buffer — the algebra.
 
 A layout is an immutable value: shape, stride, adj_stride, offset and len.
-Every derivation (view, slice, narrow, transpose, transpose_axes, broadcast,
-rotate_axis_innermost, and NumPy's and PyTorch's words: reshape, permute,
-flip, unsqueeze, squeeze, expand, T, mT, swapaxes, moveaxis, select,
-flatten, diagonal, unfold, as_strided, and `subscript`, a NumPy subscript)
-returns a new layout and copies nothing. A shape or a list of axes is taken
-either way, as NumPy and PyTorch do: ``reshape(2, 6)`` or ``reshape((2, 6))``. Layouts are built in one place, `Layout._make`, which derives
-adj_stride and len from shape and stride and refuses any number outside
-int64 or any position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can
-never be internally inconsistent and nothing it computes can wrap (except
-through the `from_raw_parts` escape hatch, which trusts its caller on
-consistency but not on range).
+This class holds the algebra of seeds 002 and 003 and nothing else: how a
+layout is built, its fields, the seed's moves (view, slice, narrow,
+transpose, transpose_axes, broadcast, rotate_axis_innermost, shape_as_3d),
+the flags, and the three walks. Each move returns a new layout and copies
+nothing. NumPy's and PyTorch's words (reshape, permute, flip, squeeze, T,
+mT, moveaxis, diagonal, a NumPy subscript, ...) are written once over this
+algebra in `candela.words`, which `Layout` and `Tensor` both inherit; the
+integer-tuple maths is in `candela.tuples`, the slicing rules in
+`candela.slicing`.
+
+Layouts are built in one place, `Layout._make`, which derives adj_stride
+and len from shape and stride and refuses any number outside int64 or any
+position outside ``0 .. 2**63-1`` (in O(rank)), so a layout can never be
+internally inconsistent and nothing it computes can wrap (except through the
+`from_raw_parts` escape hatch, which trusts its caller on consistency but
+not on range).
 
 The flags are exact and cost O(rank): they answer what the walk does, and the
 tests prove each against a brute-force walk.
@@ -25,17 +30,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import tuples as T
-from .errors import (
-    AxesOutOfBounds,
-    CannotBroadcast,
-    IndexOutOfBounds,
-    InvalidShape,
-    NonContiguousView,
-    NotEnoughAxes,
-    RepeatedAxes,
-    SliceOutOfBounds,
-)
-from .slicing import RangesLike, format_ranges, format_subscript, resolve_range, to_ranges
+from .errors import AxesOutOfBounds, NonContiguousView, NotEnoughAxes
+from .slicing import RangesLike, check_index, narrow_range, sliced
+from .words import Words
 
 if TYPE_CHECKING:
     from .cost import Cost
@@ -52,7 +49,7 @@ class Step(NamedTuple):
     delta: int  # what was added to the position: adj_stride[axis] (0 for the first)
 
 
-class Layout:
+class Layout(Words):
     """An immutable, hashable description of a strided tensor.
 
     >>> l = Layout((3, 4))
@@ -96,6 +93,8 @@ class Layout:
         layout = object.__new__(cls)
         layout._set(tuple(shape), tuple(stride), offset)
         return layout
+
+    _derive = _make  # what a word (candela.words) derives a layout with
 
     @classmethod
     def contiguous(cls, shape: T.ShapeLike) -> Layout:
@@ -204,16 +203,6 @@ class Layout:
         """The number of axes."""
         return len(self._shape)
 
-    @property
-    def dims(self) -> tuple[int, ...]:
-        """The shape (the second library's name for it)."""
-        return self._shape
-
-    @property
-    def elem_count(self) -> int:
-        """The number of elements (the second library's name for `len`)."""
-        return self._len
-
     def __len__(self) -> int:
         return self._len
 
@@ -281,14 +270,6 @@ class Layout:
             )
         return self._make(dims, T.contiguous_strides(dims), self._offset)
 
-    def reshape(self, *shape: int | Sequence[int]) -> Layout:
-        """The same as `view` on a layout (a `Tensor` may copy where a view cannot).
-
-        >>> Layout((2, 3)).reshape(-1).shape, Layout((2, 3)).reshape(1, 6).shape
-        ((6,), (1, 6))
-        """
-        return self.view(*shape)
-
     def slice(self, ranges: RangesLike) -> Layout:
         """The sub-region one `SliceRange` per leading axis selects; the rank is kept.
 
@@ -303,23 +284,7 @@ class Layout:
         >>> sub.shape, sub.stride, sub.offset
         ((2, 3), (6, -2), 11)
         """
-        rs = to_ranges(ranges)
-        if len(rs) > self.rank:
-            raise AxesOutOfBounds(
-                f"{format_ranges(rs)} has {T.count(len(rs), 'range', 'ranges')} but the layout "
-                f"has {T.count(self.rank, 'axis', 'axes')}",
-                ranges=rs,
-                rank=self.rank,
-            )
-        shape = list(self._shape)
-        stride = list(self._stride)
-        offset = self._offset
-        for axis, r in enumerate(rs):
-            start, size, step = resolve_range(r, self._shape[axis], axis)
-            offset += start * self._stride[axis]
-            shape[axis] = size
-            stride[axis] = self._stride[axis] * step
-        return self._make(tuple(shape), tuple(stride), offset)
+        return self._make(*sliced(self._shape, self._stride, self._offset, ranges))
 
     def narrow(self, dim: int, start: int, length: int) -> Layout:
         """`length` elements of axis `dim` from `start`: ``slice`` of ``start:start+length``.
@@ -331,19 +296,7 @@ class Layout:
         ((4, 3), 2)
         """
         axis = T.canonical_axis(dim, self.rank, "narrow axis")
-        n = self._shape[axis]
-        first = T.as_int(start, "narrow start")
-        count = T.as_int(length, "narrow length")
-        begin = first + n if first < 0 else first
-        if not 0 <= begin < n or count < 1 or begin + count > n:
-            raise SliceOutOfBounds(
-                f"narrow(dim={dim}, start={start}, length={length}) does not fit axis {axis} "
-                f"of size {n}: it needs 0 <= start < {n}, length >= 1, start + length <= {n}",
-                axis=axis,
-                start=first,
-                length=count,
-                size=n,
-            )
+        begin, count = narrow_range(dim, start, length, axis, self._shape[axis])
         shape = self._shape[:axis] + (count,) + self._shape[axis + 1 :]
         return self._make(shape, self._stride, self._offset + begin * self._stride[axis])
 
@@ -368,8 +321,9 @@ class Layout:
         given = T.one_or_many(axes)
         if given is not axes:
             return self.transpose_axes(given)  # type: ignore[arg-type]
-        if len(axes) == 2:
-            return self._swap(*axes, what="transpose axis")  # type: ignore[misc]
+        if len(axes) == 2:  # seed 003's swap
+            a, b = (T.canonical_axis(d, self.rank, "transpose axis") for d in axes)
+            return self._permute(T.swapped_axes(self.rank, a, b))
         if len(axes) == self.rank:
             return self.transpose_axes(axes)  # type: ignore[arg-type]
         raise NotEnoughAxes(
@@ -380,431 +334,18 @@ class Layout:
             rank=self.rank,
         )
 
-    def swapaxes(self, axis1: int, axis2: int) -> Layout:
-        """Swap two axes (NumPy's ``swapaxes``, PyTorch's two-axis ``transpose``).
-
-        >>> Layout((2, 3, 4)).swapaxes(0, -1).stride
-        (1, 4, 12)
-        """
-        return self._swap(axis1, axis2, what="swapaxes axis")
-
-    def _swap(self, axis1: int, axis2: int, what: str) -> Layout:
-        a = T.canonical_axis(axis1, self.rank, what)
-        b = T.canonical_axis(axis2, self.rank, what)
-        axes = list(range(self.rank))
-        axes[a], axes[b] = axes[b], axes[a]
-        return self._permute(axes)
-
-    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Layout:
-        """Move axes to new places; the others keep their order (NumPy's ``moveaxis``).
-
-        `source` and `destination` are an int each or sequences of the same
-        length; negative axes count from the end. A repeated axis is
-        `RepeatedAxes`, sequences of different lengths `NotEnoughAxes`.
-
-        >>> Layout((2, 3, 4)).moveaxis(0, -1).shape, Layout((2, 3, 4)).moveaxis((0, 1), (2, 0)).shape
-        ((3, 4, 2), (3, 4, 2))
-        """
-        src = T.check_axes(source, self.rank, "moveaxis source")
-        dst = T.check_axes(destination, self.rank, "moveaxis destination")
-        if len(src) != len(dst):
-            raise NotEnoughAxes(
-                f"moveaxis source {source} and destination {destination} must name as many "
-                f"axes each, got {len(src)} and {len(dst)}",
-                source=source,
-                destination=destination,
-            )
-        return self._permute(T.moved_axes(self.rank, src, dst))
-
-    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Layout:
-        """PyTorch's name for `moveaxis`.
-
-        >>> Layout((2, 3, 4)).movedim(-1, 0).shape
-        (4, 2, 3)
-        """
-        return self.moveaxis(source, destination)
-
-    def select(self, dim: int, index: int) -> Layout:
-        """The sub-layout at `index` of axis `dim`, that axis dropped (PyTorch's ``select``).
-
-        ``select(d, i)`` is NumPy's ``a[:, .., i]`` (`i` on axis `d`). A
-        negative `dim` or `index` counts from the end. candela has no rank 0:
-        selecting from a rank-1 layout keeps one axis of size 1.
-
-        >>> Layout((3, 4)).select(1, -1).shape, Layout((3, 4)).select(1, -1).offset
-        ((3,), 3)
-        """
-        a = T.canonical_axis(dim, self.rank, "select dim")
-        n = self._shape[a]
-        i = T.as_int(index, "select index")
-        if not -n <= i < n:
-            raise IndexOutOfBounds(
-                f"select index {i} is out of range for axis {a} of size {n}",
-                index=i,
-                axis=a,
-                size=n,
-            )
-        offset = self._offset + (i % n) * self._stride[a]
-        if self.rank == 1:
-            return self._make((1,), self._stride, offset)
-        return self._make(
-            self._shape[:a] + self._shape[a + 1 :], self._stride[:a] + self._stride[a + 1 :], offset
-        )
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Layout:
-        """Axes `start_dim` .. `end_dim` (all, by default) merged into one, zero-copy.
-
-        NumPy's ``ravel`` (and PyTorch's ``flatten``) on a layout: a view
-        wherever strides can walk the merged axes in order (NumPy's
-        ``reshape`` rule, wider than `view`'s), else `NonContiguousView`;
-        a `Tensor` copies there instead, as NumPy and PyTorch do.
-
-        >>> from candela import s
-        >>> Layout((2, 3, 4)).flatten(1).shape, Layout((4, 6)).slice(s[:, ::2]).flatten(1).stride
-        ((2, 12), (6, 2))
-        """
-        target = self._flattened(start_dim, end_dim)
-        if self.is_contiguous():
-            return self.view(target)
-        stride = T.nocopy_reshape_strides(self._shape, self._stride, target)
-        if stride is None:
-            raise NonContiguousView(
-                f"cannot flatten shape {self._shape} with stride {self._stride} to {target} "
-                "without a copy: its axes do not walk in row-major order (as_contiguous first)",
-                shape=target,
-                layout=self,
-            )
-        return self._make(target, stride, self._offset)
-
-    def ravel(self) -> Layout:
-        """NumPy's name for `flatten` of every axis.
-
-        >>> Layout((2, 3)).ravel().shape
-        (6,)
-        """
-        return self.flatten()
-
-    def _flattened(self, start_dim: int, end_dim: int) -> tuple[int, ...]:
-        a = T.canonical_axis(start_dim, self.rank, "flatten start_dim")
-        b = T.canonical_axis(end_dim, self.rank, "flatten end_dim")
-        if a > b:
-            raise AxesOutOfBounds(
-                f"flatten start_dim {start_dim} (axis {a}) comes after end_dim {end_dim} "
-                f"(axis {b})",
-                axis=a,
-                rank=self.rank,
-            )
-        return self._shape[:a] + (T.prod(self._shape[a : b + 1]),) + self._shape[b + 1 :]
-
-    def unflatten(self, dim: int, sizes: Sequence[int]) -> Layout:
-        """Axis `dim` split into axes of `sizes` (one may be ``-1``): always zero-copy.
-
-        PyTorch's ``unflatten``; the split axes walk as the one they replace did.
-
-        >>> Layout((2, 6)).unflatten(1, (2, -1)).shape, Layout((6, 2)).transpose().unflatten(1, (3, 2)).stride
-        ((2, 2, 3), (1, 4, 2))
-        """
-        d = T.canonical_axis(dim, self.rank, "unflatten axis")
-        if isinstance(sizes, int) or not isinstance(sizes, Sequence):
-            sizes = (sizes,)  # type: ignore[assignment]
-        dims = T.check_view_shape(tuple(sizes), self._shape[d])
-        # the split axes walk as the one they replace: its stride times a row-major count
-        split = tuple(c * self._stride[d] for c in T.contiguous_strides(dims))
-        shape = self._shape[:d] + dims + self._shape[d + 1 :]
-        return self._make(shape, self._stride[:d] + split + self._stride[d + 1 :], self._offset)
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Layout:
-        """The diagonal of axes `dim1`, `dim2` as one axis appended last (NumPy's, PyTorch's).
-
-        Its stride is ``stride[dim1] + stride[dim2]``; `offset` > 0 starts
-        above the main diagonal (at ``(0, offset)``), < 0 below it. A
-        diagonal outside the matrix is an axis of size 0.
-
-        >>> d = Layout((3, 4)).diagonal()
-        >>> d.shape, d.stride, Layout((3, 4)).diagonal(1).positions().tolist()
-        ((3,), (5,), [1, 6, 11])
-        """
-        if self.rank < 2:
-            raise NotEnoughAxes(
-                f"diagonal needs 2 axes at least, the layout has "
-                f"{T.count(self.rank, 'axis', 'axes')}",
-                rank=self.rank,
-            )
-        a = T.canonical_axis(dim1, self.rank, "diagonal dim1")
-        b = T.canonical_axis(dim2, self.rank, "diagonal dim2")
-        if a == b:
-            raise RepeatedAxes(
-                f"diagonal dim1 {dim1} and dim2 {dim2} are the same axis {a}",
-                axes=(dim1, dim2),
-                axis=a,
-                rank=self.rank,
-            )
-        k = T.as_int(offset, "diagonal offset")
-        i, j, length = T.diagonal_start(self._shape, k, a, b)
-        keep = [d for d in range(self.rank) if d not in (a, b)]
-        return self._make(
-            tuple(self._shape[d] for d in keep) + (length,),
-            tuple(self._stride[d] for d in keep) + (self._stride[a] + self._stride[b],),
-            self._offset + i * self._stride[a] + j * self._stride[b],
-        )
-
-    def unfold(self, dim: int, size: int, step: int) -> Layout:
-        """PyTorch's sliding windows: axis `dim` becomes the windows, a last axis of `size`.
-
-        Axis `dim` of size n becomes ``(n - size) // step + 1`` windows with
-        its stride times `step`; a new last axis of `size` keeps its old
-        stride. NumPy's ``sliding_window_view(a, size, axis=dim)`` is the
-        same for `step` 1. `size` beyond the axis, or `step` < 1, is
-        `InvalidShape`.
-
-        >>> w = Layout(6).unfold(0, 3, 2)
-        >>> w.shape, w.stride, w.positions().tolist()
-        ((2, 3), (2, 1), [0, 1, 2, 2, 3, 4])
-        """
-        a = T.canonical_axis(dim, self.rank, "unfold dim")
-        n = self._shape[a]
-        width = T.as_int(size, "unfold size")
-        hop = T.as_int(step, "unfold step")
-        if not 0 <= width <= n or hop < 1:
-            raise InvalidShape(
-                f"unfold(dim={dim}, size={size}, step={step}) does not fit axis {a} of size {n}: "
-                f"it needs 0 <= size <= {n} and step >= 1",
-                axis=a,
-                size=width,
-                step=hop,
-            )
-        return self._make(
-            self._shape[:a] + ((n - width) // hop + 1,) + self._shape[a + 1 :] + (width,),
-            self._stride[:a]
-            + (self._stride[a] * hop,)
-            + self._stride[a + 1 :]
-            + (self._stride[a],),
-            self._offset,
-        )
-
-    def as_strided(
-        self, shape: T.ShapeLike, stride: T.ShapeLike, offset: int | None = None
-    ) -> Layout:
-        """Any shape and stride over the same buffer, from `offset` (this one's, by default).
-
-        NumPy's ``as_strided`` and PyTorch's: nothing is checked but range. A
-        position outside ``0 .. 2**63-1`` is `InvalidShape` naming it; a
-        `Tensor` refuses any position outside its buffer.
-
-        >>> Layout(6).as_strided((4, 3), (1, 1)).positions().tolist()[:6]
-        [0, 1, 2, 1, 2, 3]
-        >>> Layout(6).as_strided((2,), (-1,))
-        Traceback (most recent call last):
-        ...
-        candela.errors.InvalidShape: shape (2,) with stride (-1,) and offset 0 reaches position -1: positions must be >= 0 (raise the offset)
-        """
-        dims = T.check_shape(shape)
-        strides = T.check_stride(stride, dims)
-        start = self._offset if offset is None else T.check_offset(offset)
-        return self._make(dims, strides, start)
-
-    def subscript(self, key: object) -> Layout:
-        """What NumPy's ``a[key]`` selects (basic indexing), zero-copy.
-
-        An integer selects and drops its axis, a slice keeps it (bounds
-        clipped, as Python's; a negative step flips), ``None`` inserts an
-        axis of size 1, ``...`` stands for the axes not named. Unlike `slice`
-        (candela's rule: an integer keeps its axis). candela has no rank 0:
-        a key that drops every axis leaves one of size 1.
-
-        >>> l = Layout((3, 4))
-        >>> l.subscript((slice(1, None), slice(None, None, -2))).positions().tolist()
-        [7, 5, 11, 9]
-        >>> l.subscript((Ellipsis, 0)).shape, l.subscript((None, 1)).shape
-        ((3,), (1, 4))
-        """
-        items = key if isinstance(key, tuple) else (key,)
-        named = sum(1 for k in items if k is not None and k is not Ellipsis)
-        if sum(1 for k in items if k is Ellipsis) > 1:
-            raise IndexOutOfBounds(
-                f"subscript {format_subscript(items)} has more than one `...`", index=key
-            )
-        if named > self.rank:
-            raise IndexOutOfBounds(
-                f"subscript {format_subscript(items)} names {T.count(named, 'axis', 'axes')} but the "
-                f"layout has {T.count(self.rank, 'axis', 'axes')}",
-                index=key,
-                rank=self.rank,
-            )
-        if Ellipsis not in items:
-            items = items + (Ellipsis,)
-        shape: list[int] = []
-        stride: list[int] = []
-        offset = self._offset
-        axis = 0
-        for k in items:
-            if k is None:
-                shape.append(1)
-                stride.append(
-                    self._stride[axis] * max(self._shape[axis], 1) if axis < self.rank else 1
-                )
-            elif k is Ellipsis:
-                for _ in range(self.rank - named):
-                    shape.append(self._shape[axis])
-                    stride.append(self._stride[axis])
-                    axis += 1
-            elif isinstance(k, slice):
-                n, st = self._shape[axis], self._stride[axis]
-                try:
-                    picked = range(n)[k]
-                except (TypeError, ValueError) as error:
-                    raise SliceOutOfBounds(
-                        f"slice {format_subscript((k,))} on axis {axis}: {error}", axis=axis, key=k
-                    ) from None
-                if len(picked):
-                    offset += picked.start * st
-                shape.append(len(picked))
-                stride.append(st * picked.step)
-                axis += 1
-            else:
-                n = self._shape[axis]
-                i = T.as_int(k, "an index")
-                if not -n <= i < n:
-                    raise IndexOutOfBounds(
-                        f"index {i} is out of range for axis {axis} of size {n}",
-                        index=i,
-                        axis=axis,
-                        size=n,
-                    )
-                offset += (i % n) * self._stride[axis]
-                axis += 1
-        if not shape:  # every axis dropped: the last stays, with size 1 (as `select` keeps it)
-            return self._make((1,), self._stride[-1:], offset)
-        return self._make(tuple(shape), tuple(stride), offset)
-
     def transpose_axes(self, axes: Sequence[int]) -> Layout:
         """Reorder the axes: axis ``i`` of the result is axis ``axes[i]`` of this one.
 
         >>> Layout((1, 2, 3)).transpose_axes((0, 2, 1)).shape
         (1, 3, 2)
         """
-        if isinstance(axes, (str, bytes)) or not hasattr(axes, "__len__"):
-            raise NotEnoughAxes(
-                f"axes must be a sequence of {T.count(self.rank, 'axis', 'axes')}, got {axes!r}",
-                axes=axes,
-            )
-        given = tuple(axes)
-        if len(given) != self.rank:
-            raise NotEnoughAxes(
-                f"axes {given} has {T.count(len(given), 'entry', 'entries')} but the layout has "
-                f"{T.count(self.rank, 'axis', 'axes')}",
-                axes=given,
-                rank=self.rank,
-            )
-        perm = [T.canonical_axis(a, self.rank, f"axis in {given}") for a in given]
-        if len(set(perm)) != len(perm):
-            repeated = sorted({a for a in perm if perm.count(a) > 1})
-            raise AxesOutOfBounds(
-                f"axes {given} is not a permutation: axis {repeated[0]} appears more than once",
-                axes=given,
-                axis=repeated[0],
-                rank=self.rank,
-            )
-        return self._permute(perm)
+        return self._permute(T.check_permutation(axes, self.rank))
 
     def _permute(self, perm: Sequence[int]) -> Layout:
         return self._make(
             tuple(self._shape[a] for a in perm), tuple(self._stride[a] for a in perm), self._offset
         )
-
-    def permute(self, *axes: int | Sequence[int]) -> Layout:
-        """PyTorch's name for `transpose_axes`: ``permute(1, 0)`` or ``permute((1, 0))``.
-
-        >>> Layout((2, 3, 4)).permute(2, 0, 1).shape, Layout((2, 3)).permute((1, 0)).stride
-        ((4, 2, 3), (1, 3))
-        """
-        given = axes[0] if len(axes) == 1 and hasattr(axes[0], "__len__") else axes
-        return self.transpose_axes(given)  # type: ignore[arg-type]
-
-    def flip(self, *axes: int | Sequence[int] | None) -> Layout:
-        """Reverse the given axes (ints, or one tuple; none or None: every axis), zero-copy.
-
-        Each flipped stride is negated and the offset moves to the old last
-        element along that axis, as ``s[::-1]`` does. A repeated axis is
-        `AxesOutOfBounds`, as NumPy refuses it.
-
-        >>> f = Layout((3, 4)).flip(1)
-        >>> f.stride, f.offset, f.positions().tolist()[:4]
-        ((4, -1), 3, [3, 2, 1, 0])
-        >>> Layout((3, 4)).flip(0, 1) == Layout((3, 4)).flip((0, 1)) == Layout((3, 4)).flip()
-        True
-        """
-        given = None if axes in ((), (None,)) else T.one_or_many(axes)
-        which = T.check_axes(given, self.rank, "flip axis")
-        stride, offset = T.flipped(self._shape, self._stride, self._offset, which)
-        return self._make(self._shape, stride, offset)
-
-    def unsqueeze(self, axis: int) -> Layout:
-        """Insert a size-1 axis at `axis` (``-1`` appends; valid: ``-rank-1 .. rank``).
-
-        Its stride is the one a contiguous layout would give it: the stride
-        times the size of the axis it lands before (a size 0 counted as 1),
-        or 1 at the end. Should that product leave int64, the layout is
-        refused (`InvalidShape`), as every layout is.
-
-        >>> u = Layout((3, 4)).unsqueeze(1)
-        >>> u.shape, u.stride, u == Layout((3, 1, 4))
-        ((3, 1, 4), (4, 4, 1), True)
-        """
-        try:
-            a = T.canonical_axis(axis, self.rank + 1, "unsqueeze axis")
-        except AxesOutOfBounds as error:
-            raise AxesOutOfBounds(
-                f"unsqueeze axis {error.axis!r} is out of range for a layout of rank {self.rank} "
-                f"(valid: {-self.rank - 1}..{self.rank})",
-                axis=error.axis,
-                rank=self.rank,
-            ) from None
-        stride = T.unsqueeze_stride(self._shape, self._stride, a)
-        return self._make(
-            self._shape[:a] + (1,) + self._shape[a:],
-            self._stride[:a] + (stride,) + self._stride[a:],
-            self._offset,
-        )
-
-    def squeeze(self, axes: int | Sequence[int] | None = None) -> Layout:
-        """Drop size-1 axes: all of them, or the given ones (each must have size 1).
-
-        candela has no rank 0: when every axis would go, the last of them stays.
-
-        >>> Layout((1, 3, 1)).squeeze().shape, Layout((1, 3, 1)).squeeze(-1).shape
-        ((3,), (1, 3))
-        >>> Layout((1, 1)).squeeze().shape
-        (1,)
-        """
-        if axes is None:
-            drop = tuple(d for d, n in enumerate(self._shape) if n == 1)
-        else:
-            drop = T.check_axes(axes, self.rank, "squeeze axis")
-            for a in drop:
-                if self._shape[a] != 1:
-                    raise InvalidShape(
-                        f"cannot squeeze axis {a} of shape {self._shape}: its size is "
-                        f"{self._shape[a]}, not 1",
-                        shape=self._shape,
-                        axis=a,
-                    )
-        if len(drop) == self.rank:
-            drop = tuple(sorted(drop))[:-1]
-        return self._permute([d for d in range(self.rank) if d not in drop])  # the kept axes
-
-    def expand(self, *sizes: int | Sequence[int]) -> Layout:
-        """PyTorch's broadcast: ``expand(3, -1)`` or ``expand((3, -1))``; -1 keeps a size.
-
-        New axes go in front; a size-1 axis grows with stride 0; otherwise
-        `broadcast`'s rules.
-
-        >>> e = Layout((3, 1)).expand(2, -1, 4)
-        >>> e.shape, e.stride
-        ((2, 3, 4), (0, 1, 0))
-        """
-        given = sizes[0] if len(sizes) == 1 and hasattr(sizes[0], "__len__") else sizes
-        return self.broadcast(T.check_expand_sizes(given, self._shape))
 
     def broadcast(self, shape: T.ShapeLike) -> Layout:
         """Expand to `shape` by NumPy's right-aligned rules, faking repeats with stride 0.
@@ -818,29 +359,9 @@ class Layout:
         candela.errors.CannotBroadcast: cannot broadcast shape (3,) to (3, 2): axis 1 has size 3, which is neither 2 nor 1
         """
         target = T.check_shape(shape)
-        extra = len(target) - self.rank
-        if extra < 0:
-            raise CannotBroadcast(
-                f"cannot broadcast shape {self._shape} to {target}: the target has fewer axes",
-                shape=self._shape,
-                target=target,
-            )
-        stride = [0] * extra
-        for axis, (n, st) in enumerate(zip(self._shape, self._stride)):
-            t = target[extra + axis]
-            if n == t:
-                stride.append(st)
-            elif n == 1:
-                stride.append(0)
-            else:
-                raise CannotBroadcast(
-                    f"cannot broadcast shape {self._shape} to {target}: axis {extra + axis} has "
-                    f"size {n}, which is neither {t} nor 1",
-                    shape=self._shape,
-                    target=target,
-                    axis=extra + axis,
-                )
-        return self._make(target, tuple(stride), self._offset)
+        return self._make(
+            target, T.broadcast_strides(self._shape, self._stride, target), self._offset
+        )
 
     def rotate_axis_innermost(self, axis: int) -> Layout:
         """Rotate the axes to ``[axis+1, .., rank-1, 0, .., axis]``: `axis` becomes innermost.
@@ -950,41 +471,8 @@ class Layout:
         >>> Layout((3, 4)).transpose().flat_index((2, 1))
         6
         """
-        if isinstance(index, (str, bytes)) or not hasattr(index, "__len__"):
-            index = (index,)  # type: ignore[assignment]
-        idx = tuple(index)
-        if len(idx) != self.rank:
-            raise NotEnoughAxes(
-                f"index {idx} has {T.count(len(idx), 'entry', 'entries')} but the layout has "
-                f"{T.count(self.rank, 'axis', 'axes')}",
-                index=idx,
-                rank=self.rank,
-            )
-        position = self._offset
-        for axis, (i, n, st) in enumerate(zip(idx, self._shape, self._stride)):
-            if isinstance(i, bool):
-                raise IndexOutOfBounds(
-                    f"index {idx} has a bool on axis {axis}", index=idx, axis=axis
-                )
-            try:
-                k = int(i) if isinstance(i, (int, np.integer)) else None
-            except TypeError:
-                k = None
-            if k is None:
-                raise IndexOutOfBounds(
-                    f"index {idx} has {i!r} on axis {axis}: indices are integers",
-                    index=idx,
-                    axis=axis,
-                )
-            if not -n <= k < n:
-                raise IndexOutOfBounds(
-                    f"index {k} is out of range for axis {axis} of size {n} in {idx}",
-                    index=idx,
-                    axis=axis,
-                    size=n,
-                )
-            position += (k + n if k < 0 else k) * st
-        return position
+        idx = check_index(index, self._shape)
+        return self._offset + sum(i * st for i, st in zip(idx, self._stride))
 
     def walk(self) -> Iterator[Step]:
         """Each element in logical order, with how the running position reached it.
@@ -1087,34 +575,6 @@ class Layout:
         from .cost import walk_cost
 
         return walk_cost(self, itemsize, unit, warp)
-
-    # -- NumPy's and PyTorch's property names ---------------------------------
-    # Last in the class: inside the class body the name T would otherwise hide
-    # the module `tuples as T` from the annotations of every method after it.
-
-    @property
-    def T(self) -> Layout:
-        """Every axis reversed: `transpose()`.
-
-        >>> Layout((2, 3, 4)).T.shape
-        (4, 3, 2)
-        """
-        return self.transpose()
-
-    @property
-    def mT(self) -> Layout:
-        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least.
-
-        >>> Layout((5, 2, 3)).mT.shape
-        (5, 3, 2)
-        """
-        if self.rank < 2:
-            raise NotEnoughAxes(
-                f"mT swaps the last two axes, but the layout has "
-                f"{T.count(self.rank, 'axis', 'axes')}",
-                rank=self.rank,
-            )
-        return self.swapaxes(-2, -1)
 
 
 def _outer_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:

@@ -1,6 +1,10 @@
-"""Slice ranges: `SliceRange`, the `s[...]` builder, and their normalisation.
+"""Slice ranges, subscripts and indices: `SliceRange`, the `s[...]` builder, their normalisation.
 
-Slicing has the most edge cases of any operation, so it lives here on its own.
+Slicing has the most edge cases of any operation, so it lives here on its own:
+candela's ranges (`sliced`, `narrow_range`), NumPy's subscripts (`subscripted`)
+and one element's index (`check_index`) turn into a layout's new shape,
+stride and offset, or a clear error, here; `Layout` and the words only apply
+the result.
 A `SliceRange` is what the user wrote (`1:3`, `::-1`, a bare `2`);
 `resolve_range` turns one into ``(start, size, step)`` for an axis of a given
 size, or raises `SliceOutOfBounds` naming the axis and the bound. Bounds are
@@ -15,9 +19,25 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import SliceOutOfBounds
+import numpy as np
 
-__all__ = ["SliceRange", "s", "to_ranges", "resolve_range", "format_ranges", "format_subscript"]
+from . import tuples as T
+from .errors import AxesOutOfBounds, IndexOutOfBounds, NotEnoughAxes, SliceOutOfBounds
+
+__all__ = [
+    "SliceRange",
+    "s",
+    "to_ranges",
+    "resolve_range",
+    "format_ranges",
+    "format_subscript",
+    "sliced",
+    "narrow_range",
+    "subscripted",
+    "check_index",
+]
+
+Fields = tuple[tuple[int, ...], tuple[int, ...], int]  # a layout's (shape, stride, offset)
 
 
 def _bound(value: object, what: str) -> int | None:
@@ -211,3 +231,162 @@ def resolve_range(r: SliceRange, n: int, axis: int) -> tuple[int, int, int]:
     if not stop < start:
         raise fail(f"the selection is empty (stop {stop} >= start {start} with a negative step)")
     return start, -(-(start - stop) // -step), step
+
+
+def sliced(shape: Sequence[int], stride: Sequence[int], offset: int, ranges: RangesLike) -> Fields:
+    """``(shape, stride, offset)`` of the region one range per leading axis selects; rank kept.
+
+    Each range's start moves the offset, its step multiplies the stride.
+
+    >>> sliced((4, 6), (6, 1), 0, s[1:3, ::-2])
+    ((2, 3), (6, -2), 11)
+    """
+    rs = to_ranges(ranges)
+    if len(rs) > len(shape):
+        raise AxesOutOfBounds(
+            f"{format_ranges(rs)} has {T.count(len(rs), 'range', 'ranges')} but the layout "
+            f"has {T.count(len(shape), 'axis', 'axes')}",
+            ranges=rs,
+            rank=len(shape),
+        )
+    out_shape, out_stride = list(shape), list(stride)
+    for axis, r in enumerate(rs):
+        start, size, step = resolve_range(r, shape[axis], axis)
+        offset += start * stride[axis]
+        out_shape[axis] = size
+        out_stride[axis] = stride[axis] * step
+    return tuple(out_shape), tuple(out_stride), offset
+
+
+def narrow_range(dim: object, start: object, length: object, axis: int, n: int) -> tuple[int, int]:
+    """``(begin, count)`` that ``narrow(dim, start, length)`` takes of `axis`, of size `n`.
+
+    A negative start counts from the end; the range must fit, with at least one element.
+
+    >>> narrow_range(1, -3, 2, 1, 6)
+    (3, 2)
+    """
+    first = T.as_int(start, "narrow start")
+    count = T.as_int(length, "narrow length")
+    begin = first + n if first < 0 else first
+    if not 0 <= begin < n or count < 1 or begin + count > n:
+        raise SliceOutOfBounds(
+            f"narrow(dim={dim}, start={start}, length={length}) does not fit axis {axis} "
+            f"of size {n}: it needs 0 <= start < {n}, length >= 1, start + length <= {n}",
+            axis=axis,
+            start=first,
+            length=count,
+            size=n,
+        )
+    return begin, count
+
+
+def subscripted(shape: Sequence[int], stride: Sequence[int], offset: int, key: object) -> Fields:
+    """``(shape, stride, offset)`` of NumPy's ``a[key]`` (basic indexing) of such a layout.
+
+    An integer selects and drops its axis, a slice keeps it (bounds clipped,
+    as Python's), ``None`` inserts an axis of size 1 (with the stride a
+    contiguous layout would give it), ``...`` stands for the axes not named.
+    No rank 0: a key that drops every axis leaves the last, with size 1.
+
+    >>> subscripted((3, 4), (4, 1), 0, (slice(1, None), None, -1))
+    ((2, 1), (4, 4), 7)
+    """
+    rank = len(shape)
+    items = key if isinstance(key, tuple) else (key,)
+    named = sum(1 for k in items if k is not None and k is not Ellipsis)
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexOutOfBounds(
+            f"subscript {format_subscript(items)} has more than one `...`", index=key
+        )
+    if named > rank:
+        raise IndexOutOfBounds(
+            f"subscript {format_subscript(items)} names {T.count(named, 'axis', 'axes')} but the "
+            f"layout has {T.count(rank, 'axis', 'axes')}",
+            index=key,
+            rank=rank,
+        )
+    if Ellipsis not in items:
+        items = items + (Ellipsis,)
+    out_shape: list[int] = []
+    out_stride: list[int] = []
+    axis = 0
+    for k in items:
+        if k is None:
+            out_shape.append(1)
+            out_stride.append(T.unsqueeze_stride(shape, stride, axis))
+        elif k is Ellipsis:
+            for _ in range(rank - named):
+                out_shape.append(shape[axis])
+                out_stride.append(stride[axis])
+                axis += 1
+        elif isinstance(k, slice):
+            try:
+                picked = range(shape[axis])[k]
+            except (TypeError, ValueError) as error:
+                raise SliceOutOfBounds(
+                    f"slice {format_subscript((k,))} on axis {axis}: {error}", axis=axis, key=k
+                ) from None
+            if len(picked):
+                offset += picked.start * stride[axis]
+            out_shape.append(len(picked))
+            out_stride.append(stride[axis] * picked.step)
+            axis += 1
+        else:
+            n = shape[axis]
+            i = T.as_int(k, "an index")
+            if not -n <= i < n:
+                raise IndexOutOfBounds(
+                    f"index {i} is out of range for axis {axis} of size {n}",
+                    index=i,
+                    axis=axis,
+                    size=n,
+                )
+            offset += (i % n) * stride[axis]
+            axis += 1
+    if not out_shape:  # every axis dropped: the last stays, with size 1 (as `select` keeps it)
+        return (1,), tuple(stride[-1:]), offset
+    return tuple(out_shape), tuple(out_stride), offset
+
+
+def check_index(index: object, shape: Sequence[int]) -> tuple[int, ...]:
+    """One element's multi-index, each entry in ``0 .. n-1`` (a negative one counted from the end).
+
+    A single integer is the index of a rank-1 layout.
+
+    >>> check_index((-1, 2), (3, 4)), check_index(1, (5,))
+    ((2, 2), (1,))
+    """
+    if isinstance(index, (str, bytes)) or not hasattr(index, "__len__"):
+        index = (index,)
+    idx = tuple(index)  # type: ignore[arg-type]
+    if len(idx) != len(shape):
+        raise NotEnoughAxes(
+            f"index {idx} has {T.count(len(idx), 'entry', 'entries')} but the layout has "
+            f"{T.count(len(shape), 'axis', 'axes')}",
+            index=idx,
+            rank=len(shape),
+        )
+    out = []
+    for axis, (i, n) in enumerate(zip(idx, shape)):
+        if isinstance(i, bool):
+            raise IndexOutOfBounds(f"index {idx} has a bool on axis {axis}", index=idx, axis=axis)
+        try:
+            k = int(i) if isinstance(i, (int, np.integer)) else None
+        except TypeError:
+            k = None
+        if k is None:
+            raise IndexOutOfBounds(
+                f"index {idx} has {i!r} on axis {axis}: indices are integers",
+                index=idx,
+                axis=axis,
+            )
+        if not -n <= k < n:
+            raise IndexOutOfBounds(
+                f"index {k} is out of range for axis {axis} of size {n} in {idx}",
+                index=idx,
+                axis=axis,
+                size=n,
+            )
+        out.append(k + n if k < 0 else k)
+    return tuple(out)

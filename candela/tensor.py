@@ -1,8 +1,12 @@
 """`Tensor`: a flat NumPy buffer and a `Layout` that addresses it.
 
-Every layout derivation returns a Tensor over the same buffer (zero-copy);
-`as_contiguous` copies, and so do `contiguous` and `reshape` where no
-strides over the same buffer can express the result. `Tensor.from_numpy` wraps a
+Every layout derivation returns a Tensor over the same buffer (zero-copy):
+the seed's moves are forwarded to the layout, and NumPy's and PyTorch's words
+are inherited from `candela.words`, the same words a `Layout` has. Only
+where a tensor's meaning differs does it say a word again: `reshape` and
+`flatten` copy where no strides over the same buffer can express the result,
+and `as_strided` refuses positions outside the buffer. `as_contiguous`
+copies, and so does `contiguous` when the tensor is not contiguous. `Tensor.from_numpy` wraps a
 NumPy array without copying: byte strides become element strides, and the
 buffer is the memory of the array that owns it, so the offset is where the
 view starts in it.
@@ -21,11 +25,12 @@ from .cost import Cost
 from .errors import IndexOutOfBounds, InvalidShape, InvalidViewShape, ZeroRankShape
 from .layout import Layout, Step
 from .slicing import RangesLike
+from .words import Words
 
 __all__ = ["Tensor"]
 
 
-class Tensor:
+class Tensor(Words):
     """A strided tensor: ``buffer[layout.flat_index(i)]`` is element ``i``.
 
     >>> t = Tensor.arange((2, 3))
@@ -144,6 +149,10 @@ class Tensor:
     def _with(self, layout: Layout) -> Tensor:
         return Tensor(self._buffer, layout)
 
+    def _derive(self, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+        # what a word (candela.words) derives a tensor with: a new layout, the same buffer
+        return self._with(self._layout._derive(shape, stride, offset))
+
     # -- forwarded accessors and flags (the seed's Dimension trait) ----------
 
     shape = property(lambda self: self._layout.shape, doc="The size of each axis.")
@@ -152,8 +161,6 @@ class Tensor:
     offset = property(lambda self: self._layout.offset, doc="Buffer position of the first element.")
     len = property(lambda self: self._layout.len, doc="The number of elements.")
     rank = property(lambda self: self._layout.rank, doc="The number of axes.")
-    dims = property(lambda self: self._layout.dims, doc="The shape.")
-    elem_count = property(lambda self: self._layout.elem_count, doc="The number of elements.")
 
     def __len__(self) -> int:
         return self._layout.len
@@ -214,30 +221,6 @@ class Tensor:
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
         return self._with(self._layout.transpose(*axes))
 
-    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
-        return self._with(self._layout.swapaxes(axis1, axis2))
-
-    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        return self._with(self._layout.moveaxis(source, destination))
-
-    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        return self._with(self._layout.movedim(source, destination))
-
-    def select(self, dim: int, index: int) -> Tensor:
-        return self._with(self._layout.select(dim, index))
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        return self._with(self._layout.diagonal(offset, dim1, dim2))
-
-    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
-        return self._with(self._layout.unflatten(dim, sizes))
-
-    def unfold(self, dim: int, size: int, step: int) -> Tensor:
-        return self._with(self._layout.unfold(dim, size, step))
-
-    def subscript(self, key: object) -> Tensor:
-        return self._with(self._layout.subscript(key))
-
     def as_strided(
         self, shape: T.ShapeLike, stride: T.ShapeLike, offset: int | None = None
     ) -> Tensor:
@@ -274,8 +257,7 @@ class Tensor:
                     buffer_len=size,
                 )
         # `offset`, not `start`: an empty layout's own offset may be below 0, as NumPy's.
-        layout = self._layout.as_strided(dims, strides, offset)
-        return self._with(layout)
+        return super().as_strided(dims, strides, offset)
 
     def transpose_axes(self, axes: Sequence[int]) -> Tensor:
         return self._with(self._layout.transpose_axes(axes))
@@ -285,21 +267,6 @@ class Tensor:
 
     def rotate_axis_innermost(self, axis: int) -> Tensor:
         return self._with(self._layout.rotate_axis_innermost(axis))
-
-    def permute(self, *axes: int | Sequence[int]) -> Tensor:
-        return self._with(self._layout.permute(*axes))
-
-    def flip(self, *axes: int | Sequence[int] | None) -> Tensor:
-        return self._with(self._layout.flip(*axes))
-
-    def unsqueeze(self, axis: int) -> Tensor:
-        return self._with(self._layout.unsqueeze(axis))
-
-    def squeeze(self, axes: int | Sequence[int] | None = None) -> Tensor:
-        return self._with(self._layout.squeeze(axes))
-
-    def expand(self, *sizes: int | Sequence[int]) -> Tensor:
-        return self._with(self._layout.expand(*sizes))
 
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """The same elements as `shape` (one ``-1`` inferred): a view where strides can say it.
@@ -322,14 +289,9 @@ class Tensor:
         >>> c.tolist()[:5], np.shares_memory(c.buffer, t.buffer)
         ([0, 6, 12, 18, 2], False)
         """
-        layout = self._layout
-        dims = T.check_view_shape(T.one_or_many(shape), layout.len)
-        if layout.is_contiguous():
-            return self._with(layout.view(dims))
-        stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims)
-        if stride is not None:
-            return self._with(Layout.from_strided(dims, stride, layout.offset))
-        return self.as_contiguous().view(dims)
+        dims = T.check_view_shape(T.one_or_many(shape), self._layout.len)
+        view = self._strided_reshape(dims)
+        return self.as_contiguous().view(dims) if view is None else view
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Axes `start_dim` .. `end_dim` merged into one: a view where strides allow, else a copy.
@@ -338,11 +300,7 @@ class Tensor:
         >>> t.flatten().buffer is t.buffer, np.shares_memory(t.T.flatten().buffer, t.buffer)
         (True, False)
         """
-        return self.reshape(self._layout._flattened(start_dim, end_dim))
-
-    def ravel(self) -> Tensor:
-        """NumPy's name for `flatten` of every axis (a copy only where a view cannot be)."""
-        return self.flatten()
+        return self.reshape(self._flattened(start_dim, end_dim))
 
     # -- copies and conversions ---------------------------------------------
 
@@ -414,18 +372,6 @@ class Tensor:
 
     def __str__(self) -> str:
         return f"Tensor {self._layout} over {self._buffer.shape[0]} buffer elements"
-
-    # -- NumPy's and PyTorch's property names (last: see Layout) --------------
-
-    @property
-    def T(self) -> Tensor:
-        """Every axis reversed: `transpose()`."""
-        return self._with(self._layout.T)
-
-    @property
-    def mT(self) -> Tensor:
-        """The last two axes swapped: ``transpose(-2, -1)``; rank 2 at least."""
-        return self._with(self._layout.mT)
 
 
 def _address(a: np.ndarray) -> int:

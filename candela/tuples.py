@@ -2,8 +2,9 @@
 
 Small functions over tuples of ints, apart from the `Layout` class so each can
 be read, tested and reused on its own. Each carries a one-line statement of
-what it computes. None of them validates its input: `check_*` functions do
-that, and raise the errors of `candela.errors`.
+what it computes. Most trust their input; those that check it (`check_*`,
+`canonical_axis`, `broadcast_strides`) raise the errors of `candela.errors`,
+naming the values.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .errors import (
     CannotBroadcast,
     InvalidShape,
     InvalidViewShape,
+    NotEnoughAxes,
     RepeatedAxes,
     ZeroRankShape,
 )
@@ -239,6 +241,51 @@ def moved_axes(rank: int, source: Sequence[int], destination: Sequence[int]) -> 
     return order
 
 
+def swapped_axes(rank: int, a: int, b: int) -> list[int]:
+    """The permutation of ``0 .. rank-1`` that exchanges axes `a` and `b`.
+
+    >>> swapped_axes(3, 0, 2), swapped_axes(2, 1, 1)
+    ([2, 1, 0], [0, 1])
+    """
+    order = list(range(rank))
+    order[a], order[b] = order[b], order[a]
+    return order
+
+
+def broadcast_strides(shape: Shape, stride: Shape, target: Shape) -> Shape:
+    """Strides reading `shape` as `target` by NumPy's right-aligned rules: stride 0 where it repeats.
+
+    New leading axes and size-1 axes that grow take stride 0; an axis of
+    another size is `CannotBroadcast`.
+
+    >>> broadcast_strides((4,), (1,), (3, 4)), broadcast_strides((3, 1), (1, 1), (3, 5))
+    ((0, 1), (1, 0))
+    """
+    extra = len(target) - len(shape)
+    if extra < 0:
+        raise CannotBroadcast(
+            f"cannot broadcast shape {shape} to {target}: the target has fewer axes",
+            shape=shape,
+            target=target,
+        )
+    out = [0] * extra
+    for axis, (n, st) in enumerate(zip(shape, stride)):
+        t = target[extra + axis]
+        if n == t:
+            out.append(st)
+        elif n == 1:
+            out.append(0)
+        else:
+            raise CannotBroadcast(
+                f"cannot broadcast shape {shape} to {target}: axis {extra + axis} has "
+                f"size {n}, which is neither {t} nor 1",
+                shape=shape,
+                target=target,
+                axis=extra + axis,
+            )
+    return tuple(out)
+
+
 def count(n: int, one: str, many: str) -> str:
     """``n`` and its noun, singular or plural: ``count(1, "axis", "axes") == "1 axis"``."""
     return f"{n} {one if n == 1 else many}"
@@ -353,6 +400,36 @@ def check_axes(axes: object, rank: int, what: str = "axis") -> tuple[int, ...]:
     return out
 
 
+def check_permutation(axes: object, rank: int) -> list[int]:
+    """`axes` as a permutation of ``0 .. rank-1``, a negative axis counted from the end.
+
+    >>> check_permutation((-1, 0, 1), 3)
+    [2, 0, 1]
+    """
+    if isinstance(axes, (str, bytes)) or not hasattr(axes, "__len__"):
+        raise NotEnoughAxes(
+            f"axes must be a sequence of {count(rank, 'axis', 'axes')}, got {axes!r}", axes=axes
+        )
+    given = tuple(axes)  # type: ignore[arg-type]
+    if len(given) != rank:
+        raise NotEnoughAxes(
+            f"axes {given} has {count(len(given), 'entry', 'entries')} but the layout has "
+            f"{count(rank, 'axis', 'axes')}",
+            axes=given,
+            rank=rank,
+        )
+    perm = [canonical_axis(a, rank, f"axis in {given}") for a in given]
+    if len(set(perm)) != len(perm):
+        repeated = sorted({a for a in perm if perm.count(a) > 1})
+        raise AxesOutOfBounds(
+            f"axes {given} is not a permutation: axis {repeated[0]} appears more than once",
+            axes=given,
+            axis=repeated[0],
+            rank=rank,
+        )
+    return perm
+
+
 def check_view_shape(shape: object, elements: int) -> Shape:
     """A view's target shape, its one ``-1`` (if any) replaced by the size that keeps the count.
 
@@ -365,6 +442,9 @@ def check_view_shape(shape: object, elements: int) -> Shape:
     """
     values = shape if isinstance(shape, Sequence) and not isinstance(shape, str) else (shape,)
     unknown = [d for d, v in enumerate(values) if _is_minus_one(v)]
+    for d, v in enumerate(values):  # a size below -1 is no size at all, however many -1 there are
+        if d not in unknown:
+            check_size(v, f"size of axis {d} in shape {tuple(values)!r}")
     if len(unknown) > 1:
         raise InvalidViewShape(
             f"shape {tuple(values)} has more than one -1: only one size can be inferred",
