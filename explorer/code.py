@@ -116,7 +116,13 @@ def _axis_items(items: tuple, rank: int) -> list[tuple[int | None, Any]]:
 def _torch_key(items: tuple, shape: tuple[int, ...]) -> tuple[list[int], list]:
     """PyTorch has no negative steps: the axes to flip first, and the subscript after."""
     flips, out = [], []
+    named = sum(1 for i in items if i is not None and i is not Ellipsis)
     for axis, item in _axis_items(items, len(shape)):
+        if item is Ellipsis:
+            # written out: a flipped axis's full slice after it is dropped as trailing,
+            # and `...` would then move the items before it onto other axes
+            out.extend([slice(None)] * (len(shape) - named))
+            continue
         if axis is not None and isinstance(item, slice) and (item.step or 1) < 0:
             n = shape[axis]
             picked = range(n)[item]

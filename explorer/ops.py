@@ -307,8 +307,32 @@ def _t(tensor: Any, args: tuple) -> Any:
 
 
 def _view(tensor: Any, args: tuple) -> Any:
-    # NumPy's a.view() with no argument: a new view of the same memory, the same layout
-    return tensor.view(*args) if args else tensor
+    # NumPy's a.view() with no argument: a new view of the same memory, the same layout.
+    # With a shape, PyTorch's view: wherever strides can say the new shape over the same
+    # elements (candela's seed view asks for a contiguous layout; NumPy's reshape is it).
+    if not args:
+        return tensor
+    from candela import NonContiguousView
+    from candela import tuples as T
+
+    try:
+        return tensor.view(*args)
+    except NonContiguousView:
+        layout = getattr(tensor, "layout", tensor)
+        dims = T.check_view_shape(T.one_or_many(args), layout.len)
+        stride = T.nocopy_reshape_strides(layout.shape, layout.stride, dims) if layout.len else None
+        if stride is None:
+            raise
+        return tensor.as_strided(dims, stride, layout.offset)
+
+
+def _view_note(layout: Any, args: tuple, keywords: tuple) -> str | None:
+    if not args or layout.is_contiguous():
+        return None
+    return (
+        "PyTorch's view: these strides say the new shape over the same elements, so no copy "
+        "is needed (candela's own view, as seed 002 has it, asks for a contiguous layout)"
+    )
 
 
 def _ravel(tensor: Any, args: tuple) -> Any:
@@ -440,13 +464,14 @@ register(
     Op(
         "view",
         (Arg("shape", "ints", "4, 3", optional=True),),
-        help="the same contiguous elements in another shape (one size may be -1); "
-        "no shape: the same view again (NumPy's a.view())",
+        help="the same elements in another shape, where strides can say it without a copy "
+        "(PyTorch's view; one size may be -1); no shape: the same view again (NumPy's a.view())",
         numpy="a.view() with a.shape = ...",
         torch="x.view(shape)",
         foreign=("view_as",),
         spread=True,
         run=_view,
+        note=_view_note,
     )
 )
 register(
