@@ -306,6 +306,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     _view_taken = False
 
+    def __repr__(self) -> str:
+        """One line, as it would be written: ``Explorer(shape=(3, 4), ops='.T')``."""
+        from explorer.notebook import repr_text
+
+        return repr_text(self)
+
     def _repr_mimebundle_(self, include=None, exclude=None):
 
         return repr_mimebundle(self, include, exclude)

@@ -149,6 +149,8 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     with inline_resources():
         bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
     _add_still(explorer, bundle)
+    if isinstance(bundle, tuple) and isinstance(bundle[0], dict):
+        bundle[0]["text/plain"] = repr_text(explorer)  # one line, not Panel's repr of its models
     try:
         _remember_output(bundle[1][EXEC_MIME]["id"])
     except (TypeError, KeyError, IndexError):  # pragma: no cover - not Panel's usual bundle
@@ -452,8 +454,15 @@ def _watch_cells() -> None:
 
 
 def repr_text(explorer) -> str:
-    """A one-line text form for terminals: the current layout and the pipeline."""
-    from .fields import layout_line
-
-    ops = f" ops={explorer.ops!r}" if explorer.ops else ""
-    return f"Explorer({layout_line(explorer.layout)}{ops})"
+    """One line, as a Python user would write the explorer: ``Explorer(shape=(3, 4), ops='.T')``,
+    with the second pipeline, the lesson and step, and the stride unit where set."""
+    parts = [f"shape={tuple(explorer.result.shape)}"]
+    for name in ("ops", "compare", "lesson"):
+        value = getattr(explorer, name)
+        if value:
+            parts.append(f"{name}={value!r}")
+    if explorer.lesson:
+        parts.append(f"step={explorer.step}")
+    if explorer.unit != "elements":
+        parts.append(f"unit={explorer.unit!r}")
+    return f"{type(explorer).__name__}({', '.join(parts)})"

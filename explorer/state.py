@@ -253,6 +253,18 @@ class _Lesson(param.String):
         super().__set__(obj, val)
 
 
+class _Choice(param.Selector):
+    """A choice of names (``unit``, ``theme``): another value raises a one-line
+    ``ValueError`` naming it and the choices, before anything is set."""
+
+    def __set__(self, obj, val):
+        if val not in self.objects:
+            choices = ", ".join(repr(o) for o in self.objects)
+            shown = repr(_shown(val)) if isinstance(val, str) else _shown(val)
+            raise StateError(f"{self.name} cannot be {shown}: it is one of {choices}")
+        super().__set__(obj, val)
+
+
 def _same_shape(value: object, shape: tuple[int, ...]) -> bool:
     try:
         return parse_shape(value) == shape
@@ -288,7 +300,7 @@ class ExplorerState(param.Parameterized):
         default="",
         doc='The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".',
     )
-    unit = param.Selector(
+    unit = _Choice(
         default="elements",
         objects=list(UNITS),
         doc="Strides in elements, or in bytes of this dtype.",
@@ -312,7 +324,7 @@ class ExplorerState(param.Parameterized):
     compare_result = param.Parameter(
         default=None, doc="The last good Result of the compare pipeline, or None (read only)."
     )
-    theme = param.Selector(
+    theme = _Choice(
         default="",
         objects=list(THEMES),
         doc='"light" or "dark"; "" follows the system or the notebook.',

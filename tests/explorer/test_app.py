@@ -450,3 +450,42 @@ def test_a_summarised_grid_says_so_in_its_headings():
     )
     ex.shape = (3, 4)
     assert "12 cells, 12 per row" in ex.buffer_heading.object
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        ({"unit": "bogus"}, ["unit cannot be 'bogus'", "'float32'", "'elements'"]),
+        ({"theme": "purple"}, ["theme cannot be 'purple'", "'light'", "'dark'"]),
+        ({"unit": 3}, ["unit cannot be 3"]),
+    ],
+)
+def test_a_bad_choice_from_python_is_one_short_line_and_changes_nothing(given, words):
+    with pytest.raises(ValueError) as info:
+        Explorer(**given)
+    message = str(info.value)
+    assert "\n" not in message and len(message) < 300, message
+    assert all(word in message for word in words), message
+    ex = Explorer(shape=(3, 4), ops=".T")
+    ((name, value),) = given.items()
+    with pytest.raises(ValueError, match=f"{name} cannot be"):
+        setattr(ex, name, value)
+    assert ex.unit == "elements" and ex.theme == "" and ex.layout.shape == (4, 3)
+
+
+def test_repr_and_the_outputs_text_are_one_line_as_a_user_would_write_them():
+    import numpy as np
+
+    import explorer
+    from explorer.notebook import repr_mimebundle
+
+    ex = Explorer(shape=(3, 4), ops=".T", compare="[1:]")
+    assert repr(ex) == "Explorer(shape=(3, 4), ops='.T', compare='[1:]')"
+    shown = explorer.show(np.zeros((2, 3), dtype=np.float32), ops="[::-1]")
+    assert repr(shown) == "Explorer(shape=(2, 3), ops='[::-1]', unit='float32')"
+    lesson = Explorer(lesson="transpose", step=2)
+    assert repr(lesson).startswith("Explorer(shape=") and "lesson='transpose', step=2" in repr(
+        lesson
+    )
+    text = repr_mimebundle(ex)[0]["text/plain"]
+    assert text == repr(ex) and "\n" not in text
