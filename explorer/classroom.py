@@ -62,6 +62,10 @@ class Classroom:
         self.panel = self._build_panel()
         self._message_text: str | None = None
         self._carried: list[str] = []  # a fallback's message, shown once the fallback is on
+        #: The steps left (◀ or ▶) while their question waited, as (lesson, step): going on
+        #: is "show me" (the next step's text may say this one's answer), so coming back
+        #: shows the answer rather than asking again.
+        self.given_up: set[tuple[str, int]] = set()
         state.watch_batched(self._show_lesson, ["lesson", "step"])
         state.watch_batched(self._on_unit, ["unit"])
         self._show_lesson()
@@ -86,14 +90,23 @@ class Classroom:
         return self._message_text
 
     def next(self) -> None:
-        """Go to the next step of the lesson (no-op at the last)."""
+        """Go to the next step of the lesson (no-op at the last); leaving a question
+        unanswered gives it up (see ``given_up``)."""
         if self._lesson is not None and self.state.step < len(self._lesson.steps):
+            self._leave()
             self.state.step += 1
 
     def previous(self) -> None:
-        """Go to the previous step of the lesson (no-op at the first)."""
+        """Go to the previous step of the lesson (no-op at the first); as ``next``."""
         if self._lesson is not None and self.state.step > 1:
+            self._leave()
             self.state.step -= 1
+
+    def _leave(self) -> None:
+        step = self.current_step
+        asks = step is not None and (step.question is not None or step.challenge is not None)
+        if asks and self.state.concealed:
+            self.given_up.add((self.state.lesson, self.state.step))
 
     def on_key(self, key: str) -> None:
         """``n`` and ``p`` from the keyboard."""
@@ -393,19 +406,23 @@ class Classroom:
             st.concealed = asks
         elif asks or withheld_for is not None:  # another question: withhold what it asks
             st.param.trigger("concealed")
+        if asks and (st.lesson, n) in self.given_up:
+            self.show_me()  # left unanswered before: its answer, not the question again
 
     def _show_prompt(self, step: L.Step) -> None:
         question, challenge = step.question, step.challenge
+        # Going on is giving up: the next step's text may hold this one's answer.
+        going_on = '<div class="candela-going-on">◀ ▶ before answering shows the answer</div>'
         if question is not None:
             self.question_pane.object = (
-                f'<div class="candela-question">{inline_html(question.prompt)}</div>'
+                f'<div class="candela-question">{inline_html(question.prompt)}</div>{going_on}'
             )
             self.answer_input.placeholder = "e.g. -7 or (4, 3)"
         elif challenge is not None:
             target = L.describe_target(challenge.target, unit=self.state.unit)
             self.question_pane.object = (
                 f'<div class="candela-question">{inline_html(challenge.prompt)}</div>'
-                f'<div class="candela-target">target: {inline_html(target)}</div>'
+                f'<div class="candela-target">target: {inline_html(target)}</div>{going_on}'
             )
             self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
 

@@ -489,3 +489,22 @@ def test_repr_and_the_outputs_text_are_one_line_as_a_user_would_write_them():
     )
     text = repr_mimebundle(ex)[0]["text/plain"]
     assert text == repr(ex) and "\n" not in text
+
+
+def test_going_on_before_answering_shows_the_answer_when_coming_back():
+    # The next step's text may state this one's answer (slicing 1 -> 2 says "start at the
+    # offset: position 6"): going on is "show me", and coming back shows the answer.
+    ex = Explorer(lesson="slicing", step=1)
+    room = ex.classroom
+    assert ex.concealed and "before answering shows the answer" in room.question_pane.object
+    room.next()
+    assert ex.step == 2 and ("slicing", 1) in room.given_up
+    room.previous()  # step 2's question was left unanswered too
+    assert ex.step == 1 and not ex.concealed and ("slicing", 2) in room.given_up
+    assert room.verdict is not None and room.verdict.revealed and not room.verdict.correct
+    # an answered question is not given up by going on
+    fresh = Explorer(lesson="slicing", step=2)
+    fresh.classroom.check(str(fresh.classroom.current_step.question.answer))
+    assert fresh.classroom.verdict.correct
+    fresh.classroom.next()
+    assert fresh.classroom.given_up == set()
