@@ -373,10 +373,15 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             css_classes=["candela-cost-unit"], width=170, stylesheets=[CSS],
             description=None,  # (a tooltip is two models more in every session)
         )  # fmt: skip
-        self.warp_select = pn.widgets.Select.from_param(
-            self.param.warp, label="read at once (GPU)",
-            options={"one element (no warp)": None, "a warp of 32": 32, "a wavefront of 64": 64},
-            css_classes=["candela-cost-warp"], width=170, stylesheets=[CSS], description=None,
+        # (0 for no warp: a select shows no label for None)
+        self.warp_select = pn.widgets.Select(
+            name="read at once (GPU)", value=self.warp or 0,
+            options={"one element (no warp)": 0, "a warp of 32": 32, "a wavefront of 64": 64},
+            css_classes=["candela-cost-warp"], width=170, stylesheets=[CSS],
+        )  # fmt: skip
+        self.warp_select.param.watch(
+            lambda e: setattr(self, "warp", e.new or None) if (e.new or None) != self.warp
+            else None, "value",
         )  # fmt: skip
         self.cost_controls = pn.Row(
             self.cost_unit_select, self.warp_select, styles={"flex-wrap": "wrap"}
@@ -573,6 +578,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _on_cost(self, *events) -> None:
         """A new memory unit, warp or item size: each view's cost panel drawn again."""
+        if self.warp_select.value != (self.warp or 0):
+            self.warp_select.value = self.warp or 0
         with pn.io.hold():
             self._render_cost_text()
             self._render_compare_text()

@@ -414,6 +414,9 @@ class Figures:
         )
         #: The cell size (px) the units were last drawn at (0: none drawn).
         self.cost_cell = 0.0
+        #: The widest the units may be drawn (px), when narrower than the figures' column
+        #: (a second view's, beside the first grid: two_views.CompareView.fit_lane).
+        self.cost_max_px: float | None = None
         self._cost: CostView | None = None
 
     def _build_traversal(self) -> None:
@@ -672,6 +675,8 @@ class Figures:
         _set_data(self.units_source, data)
         if drawn:
             wide, _, column = self._room()
+            if self.cost_max_px is not None:
+                wide = column = min(wide, self.cost_max_px)
             self.cost_cell = fit(
                 self.cost_figure, view.cols, view.rows, 0.0, wide, self.scale,
                 COST_MAX_HEIGHT * self.scale, MIN_CELL, column, COST_MAX_CELL,
