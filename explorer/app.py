@@ -30,7 +30,7 @@ from explorer.classroom import Classroom
 from explorer.code import numpy_code, torch_code
 from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
-from explorer.cost_view import COST_UNITS, CostView, cost_html, cost_view, unit_label
+from explorer.cost_view import COST_UNITS, CostView, cost_html, for_state, unit_label
 from explorer.editor import Editor
 from explorer.enter_box import EnterBox
 from explorer.fields import DTYPE_BYTES, fields_html, headings_html
@@ -375,7 +375,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )  # fmt: skip
         # (0 for no warp: a select shows no label for None)
         self.warp_select = pn.widgets.Select(
-            name="read at once (GPU)", value=self.warp or 0,
+            label="read at once (GPU)", value=self.warp or 0,
             options={"one element (no warp)": 0, "a warp of 32": 32, "a wavefront of 64": 64},
             css_classes=["candela-cost-warp"], width=170, stylesheets=[CSS],
         )  # fmt: skip
@@ -603,19 +603,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         cache = self.__dict__.setdefault("_cost_cache", {})
         if key in cache and cache[key][0] is result:
             return cache[key][1]
-        tensor = result.tensor
-        byte_unit = self.unit in DTYPE_BYTES
-        dtype = self.unit if byte_unit else ("" if self.given_itemsize else tensor.buffer.dtype.name)
-        view = cost_view(
-            result.layout,
-            self.itemsize,
-            self.cost_unit,
-            self.warp,
-            positions=None if cols.overview else cols.frames["pos"],
-            buffer_len=len(tensor.buffer),
-            dtype=dtype,
-            withheld=bool(self.concealed),
-        )
+        view = for_state(self, result, cols)
         if len(cache) > 8:
             cache.clear()
         cache[key] = (result, view)

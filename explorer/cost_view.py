@@ -197,6 +197,38 @@ def cost_view(
     return CostView(cost, itemsize, unit, warp, dtype, units, cols, rows)
 
 
+def for_state(st, result=None, cols=None, withheld: bool | None = None) -> CostView:
+    """The cost panel of an explorer's state ``st`` for ``result`` (default: its own) with
+    columns ``cols``: its item size, memory unit and warp; withheld while a question
+    waits (``st.concealed``), unless ``withheld`` says otherwise."""
+    from .columns import columns_for
+
+    result = st.result if result is None else result
+    if cols is None:
+        cols = st.columns if result is st.result else columns_for(result.tensor)
+    tensor = result.tensor
+    given = getattr(st, "given_itemsize", None)
+    dtype = st.unit if st.unit in DTYPE_BYTES else ("" if given else tensor.buffer.dtype.name)
+    return cost_view(
+        result.layout,
+        item_bytes(st.unit, st.result.tensor, given),
+        st.cost_unit,
+        st.warp,
+        positions=None if cols.overview else cols.frames["pos"],
+        buffer_len=len(tensor.buffer),
+        dtype=dtype,
+        withheld=bool(st.concealed) if withheld is None else withheld,
+    )
+
+
+def totals_line(st) -> str:
+    """The cost in one plain line (the still picture's): ``cost: reads ...``."""
+    try:
+        return "cost: " + st.cost.words()
+    except (ValueError, OverflowError) as exc:
+        return f"cost: cannot be counted ({exc})"
+
+
 def unit_label(unit: int) -> str:
     """The units in words: ``64-byte cache lines``, ``32-byte sectors``, ``128-byte lines``."""
     name = {64: "cache line", 32: "sector", 128: "line"}.get(unit, "unit")

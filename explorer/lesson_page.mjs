@@ -157,7 +157,8 @@ function labelRows(drawing, fig, concealed, atLeast = 0) {
 
 // Swap a drawing's data into the page's figures.
 function draw(args, drawing, concealed) {
-  const names = ["logical_source", "buffer_source", "marks_logical", "marks_buffer"]
+  const names = ["logical_source", "buffer_source", "marks_logical", "marks_buffer",
+    "units_source", "marks_cost"]
   const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
   args.jump_source.data = empty(args.jump_source)
   for (const name of names) {
@@ -177,6 +178,10 @@ function draw(args, drawing, concealed) {
   }
   fit(args.logical_figure, drawing.logical_size)
   fit(args.buffer_figure, drawing.buffer_size)
+  // The cost of the walk: its units (none while a question waits) and its words.
+  fit(args.cost_figure, drawing.cost_size)
+  args.cost_figure.visible = drawing.cost_visible
+  args.cost.text = drawing.cost
   args.slider.setv({end: drawing.slider.end, disabled: drawing.slider.disabled, value: 0})
   args.odometer.text = drawing.odometer
   args.fields.text = drawing.fields

@@ -245,3 +245,43 @@ def test_a_shown_pytorch_tensor_counts_with_its_own_element_size(dtype, size):
     ex = explorer.show(t)
     assert ex.unit == "elements" and ex.itemsize == t.element_size() == size
     assert ex.cost == ex.layout.cost(size)
+
+
+# ---------------------------------------------------------------- offline, notebook, still
+
+
+def test_the_offline_page_carries_the_cost_and_its_units():
+    from explorer.export import export_html
+
+    ex = Explorer(shape=(16, 16), ops=".T", unit="float32", cost_unit=32)
+    text = export_html(ex)
+    assert "candela-cost" in text
+    assert ex.cost.words() in re.sub(r"<[^>]+>", "", text.replace("\\u2013", "–"))
+    assert '"cost-units-source"' in text
+
+
+def test_the_offline_lesson_page_draws_each_steps_cost_and_withholds_a_waiting_ones():
+    from explorer.lesson_page import lesson_page_data
+
+    lesson = L.load_lesson("transpose")
+    data = lesson_page_data(lesson)
+    for step, shown in zip(lesson.steps, data["steps"]):
+        layout = L.step_layout(step)
+        full = shown["drawing"]
+        assert layout.cost(8).words() in plain(full["cost"])
+        assert sum(full["sources"]["units_source"]["entries"]) == layout.cost(8).unit_entries
+        if step.question is not None:
+            waiting = shown["withheld"]
+            assert "reads" not in plain(waiting["cost"])
+            assert waiting["sources"]["units_source"]["entries"] == []
+            assert not waiting["cost_visible"]
+
+
+def test_the_still_picture_states_the_totals():
+    from explorer.notebook import _still_lines
+    from explorer.still import still_svg
+
+    ex = Explorer(shape=(8, 8), ops=".T", unit="float32")
+    lines = _still_lines(ex)
+    assert lines[-1] == "cost: " + ex.cost.words()
+    assert ex.cost.words() in still_svg(ex.layout, lines)

@@ -63,3 +63,30 @@ def test_the_cost_panel_fits_the_screen_in_either_theme(page, explorer_server, s
     for i in range(2):
         box = panels.nth(i).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size[0] + 1
+
+
+def test_the_offline_pages_show_the_cost_and_light_the_unit_with_no_python(page, tmp_path):
+    from explorer.app import Explorer
+    from explorer.lesson_page import save_lesson_html
+
+    ex = Explorer(shape=(16, 16), ops=".T", unit="float32")
+    path = ex.save_html(tmp_path / "cost.html")
+    page.goto(path.as_uri())
+    expect(page.locator(".candela-cost").first).to_contain_text(ex.cost.words())
+    page.wait_for_function(
+        f"() => window.Bokeh && Bokeh.documents.length && ({UNITS})().entries.length === 16"
+    )
+    page.locator(".candela-toggle button").first.click()
+    page.wait_for_function(f"() => ({LIT})().length > 0 && ({LIT})()[0] > 0")
+    # The offline lesson: a waiting question shows no cost; "show me" brings it.
+    lesson = save_lesson_html("transpose", tmp_path / "lesson.html")
+    page.goto(lesson.as_uri())
+    expect(page.locator(".candela-question")).to_be_visible()
+    expect(page.locator(".candela-cost-text")).to_contain_text("once the question is answered")
+    assert "reads" not in page.locator(".candela-cost-text").inner_text()
+    box = page.locator(".candela-answer input")
+    box.fill("1")  # the transposed layout's stride[0]
+    box.press("Enter")
+    expect(page.locator(".candela-verdict-right")).to_be_visible()
+    words = Layout((3, 4)).T.cost(8).words()
+    expect(page.locator(".candela-cost-text")).to_contain_text(words)
