@@ -403,6 +403,7 @@ class Figures:
         # grid's (x, y, colour), the frames' the other figures' (one glyph model each).
         cf = self.cost_figure = _figure("cost-figure", self._scale)
         cf.visible = False  # until there are units to draw
+        cf.css_classes = ["candela-cost-figure"]
         self.cost_cells = self._draw(cf, self.logical_cells.glyph, self.units_source,
                                      name="cost-cells")  # fmt: skip
         self._draw(cf, self._frames_glyph, self.marks_cost, level="overlay")

@@ -12,7 +12,26 @@
 function stateOf(args) {
   const store = args.store
   if (store.__lesson == null) {
-    store.__lesson = {data: JSON.parse(store.tags[0]), i: 0, done: false, last: null}
+    const data = JSON.parse(store.tags[0])
+    // A drawing an earlier step holds is sent once: {same: [step, key]} (lesson_page._shared).
+    const of = ([i, key]) =>
+      key === "challenge" ? data.steps[i].challenge.drawing : data.steps[i][key]
+    const owners = data.steps.flatMap((step) => [step, step.challenge]).filter((o) => o != null)
+    for (const owner of owners) {
+      for (const key of ["drawing", "withheld"]) {
+        if (owner[key]?.same != null) owner[key] = of(owner[key].same)
+      }
+    }
+    // ... and a source an earlier drawing holds: {same: [step, key, name]}.
+    for (const owner of owners) {
+      for (const key of ["drawing", "withheld"]) {
+        const sources = owner[key]?.sources ?? {}
+        for (const [name, value] of Object.entries(sources)) {
+          if (value?.same != null) sources[name] = of(value.same).sources[value.same[2]]
+        }
+      }
+    }
+    store.__lesson = {data, i: 0, done: false, last: null}
   }
   return store.__lesson
 }

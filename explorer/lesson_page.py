@@ -367,6 +367,37 @@ def _lesson_data(lesson: L.Lesson, unit: str) -> dict:
     }
 
 
+def _shared(steps: list[dict]) -> list[dict]:
+    """Each drawing that an earlier one repeats (steps of one state: a question, then the
+    next about the same layout) replaced by ``{"same": [step, key]}``, and each large
+    source by ``{"same": [step, key, name]}``: a 64×64 drawing is half a megabyte, and
+    ``lesson_page.mjs`` puts the first back in its place."""
+    seen: dict[str, list] = {}
+    for i, step in enumerate(steps):
+        places = [(step, "drawing"), (step, "withheld")]
+        if step.get("challenge"):
+            places.append((step["challenge"], "drawing"))
+        for owner, key in places:
+            if key not in owner:
+                continue
+            text = json.dumps(owner[key], sort_keys=True, default=str)
+            where = [i, key if owner is step else "challenge"]
+            if text in seen:
+                owner[key] = {"same": seen[text]}
+                continue
+            seen[text] = where
+            # ... and each source an earlier drawing holds (the grid of one shape, the
+            # buffer of one colour while questions wait): {"same": [step, key, name]}.
+            sources = owner[key]["sources"]
+            for name, data in sources.items():
+                text = json.dumps(data, sort_keys=True, default=str)
+                if text in seen and len(text) > 1000:
+                    sources[name] = {"same": seen[text]}
+                else:
+                    seen.setdefault(text, [*where, name])
+    return steps
+
+
 def _unit_note(unit: str, step: L.Step) -> str:
     note = L.unit_note(unit, step)
     return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>' if note else ""
@@ -401,8 +432,10 @@ class _Page:
         data = lesson_page_data(lesson, unit)
         first = data["steps"][0]
         self.figures = f = Figures()
+        # Sent with each repeated drawing once (_shared); the data above stays whole.
+        sent = {**data, "steps": _shared(json.loads(json.dumps(data["steps"])))}
         self.store = ColumnDataSource(
-            {}, name="lesson-data", tags=[json.dumps(data, separators=(",", ":"))]
+            {}, name="lesson-data", tags=[json.dumps(sent, separators=(",", ":"))]
         )
         w = _WIDTH
         self.header = _div(first["header"], "lesson-header", width=w)

@@ -215,6 +215,9 @@ class UrlSync:
         if "lesson" not in query:
             # A lesson link's step brings its own pipeline and second view (compare).
             defaults.update(ops="", compare="")
+        else:  # ... and may bring what the page counts in (its unit, memory unit, warp)
+            for key in ("unit", "cost_unit", "warp"):
+                defaults.pop(key)
         for key, value in defaults.items():
             if key not in query:
                 updates.setdefault(key, value)
