@@ -30,6 +30,7 @@ from explorer.classroom import Classroom
 from explorer.code import numpy_code, torch_code
 from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
+from explorer.cost_view import COST_UNITS, CostView, cost_html, for_state, unit_label
 from explorer.editor import Editor
 from explorer.enter_box import EnterBox
 from explorer.fields import DTYPE_BYTES, fields_html, headings_html
@@ -144,6 +145,15 @@ class _View:
             # explorer, theme.css: a notebook's output), then wraps below.
             styles={"flex": "1 1 480px", "min-width": "300px"},
         )
+        #: The cost of the walk (explorer.cost_view): its words, its units, its choices.
+        self.cost_column = pn.Column(
+            ex.cost_pane,
+            _figure_pane(f.cost_figure, lambda: ()),  # reaches no CustomJS
+            ex.cost_controls,
+            css_classes=["candela-cost"],
+            sizing_mode="stretch_width",
+        )
+        views.append(self.cost_column)
         self.views = views
         self.root = _Root(
             ex.title,
@@ -178,6 +188,12 @@ class _View:
                 pn.Column(_figure_pane(self.compare.second.logical_figure), styles=scroll),
                 ex.lane_heading,
                 pn.Column(_figure_pane(self.compare.lane_figure), styles=scroll),
+                pn.Column(
+                    ex.compare_cost_pane,
+                    _figure_pane(self.compare.second.cost_figure, lambda: ()),
+                    css_classes=["candela-cost", "candela-compare-cost"],
+                    sizing_mode="stretch_width",
+                ),
                 ex.compare_fields,
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
@@ -237,6 +253,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.watch_batched(self._on_columns, ["columns"])
         self.watch_batched(self._on_compare, ["compare_result", "compare"])
         self.watch_batched(self._on_unit, ["unit"])
+        self.watch_batched(self._on_cost, ["cost_unit", "warp"])
         self.watch_batched(self._show_error, ["error"])
         self.watch_batched(self._apply_view_state, ["presenter", "concealed"])
         self.watch_batched(self._on_theme, ["theme"])
@@ -353,6 +370,28 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             stylesheets=[CSS],
         )
         self.compare_input.param.watch(self._on_compare_input, "value")
+        #: The cost panel's words (each view's units are its own figure), and its choices.
+        self.cost_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.compare_cost_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.cost_unit_select = pn.widgets.Select.from_param(
+            self.param.cost_unit, label="memory unit",
+            options={unit_label(u): u for u in (64, 32, 128) if u in COST_UNITS},
+            css_classes=["candela-cost-unit"], width=170, stylesheets=[CSS],
+            description=None,  # (a tooltip is two models more in every session)
+        )  # fmt: skip
+        # (0 for no warp: a select shows no label for None)
+        self.warp_select = pn.widgets.Select(
+            label="read at once (GPU)", value=self.warp or 0,
+            options={"one element (no warp)": 0, "a warp of 32": 32, "a wavefront of 64": 64},
+            css_classes=["candela-cost-warp"], width=170, stylesheets=[CSS],
+        )  # fmt: skip
+        self.warp_select.param.watch(
+            lambda e: setattr(self, "warp", e.new or None) if (e.new or None) != self.warp
+            else None, "value",
+        )  # fmt: skip
+        self.cost_controls = pn.Row(
+            self.cost_unit_select, self.warp_select, styles={"flex-wrap": "wrap"}
+        )
         self.compare_heading = QuickHTML("", stylesheets=[CSS])
         self.lane_heading = QuickHTML("", stylesheets=[CSS])
         self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
@@ -457,10 +496,11 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
         try:
             with pn.io.unlocked():
+                second = columns_for(other.tensor)
                 view.compare.render(
-                    self.result.tensor, columns_for(other.tensor), other.layout, other.tensor,
-                    self.unit,
+                    self.result.tensor, second, other.layout, other.tensor, self.unit,
                 )  # fmt: skip
+                view.compare.second.render_cost(self._cost_view(other, second))
         except Exception as exc:  # a bug must not take the page down
             log.warning("drawing the second view failed: %s: %s", type(exc).__name__, exc)
             self.show_error(f"could not draw the second view ({type(exc).__name__}: {exc})")
@@ -472,6 +512,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             # (or while a question waits: they could answer it).
             for pane in (self.compare_heading, self.lane_heading, self.compare_fields):
                 pane.object = ""
+            self.compare_cost_pane.object = ""
             return
         self.compare_heading.object = (
             f'<div class="candela-heading">second view (B): <code>{html.escape(other.ops)}'
@@ -497,6 +538,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             f'<div class="candela-heading">one buffer, two views{copy} '
             f'<span class="candela-legend candela-compare-legend">{legend}</span></div>'
         )
+        self.compare_cost_pane.object = cost_html(self._cost_view(other), side="B")
         self.compare_fields.object = (
             '<div class="candela-compare">'
             + FIELDS_HEADING.replace("fields", "fields of B")
@@ -538,6 +580,44 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             for view in self._views:
                 with pn.io.unlocked():
                     view.figures.set_unit(self.unit)
+            self._on_cost()  # the item size follows the unit
+
+    def _on_cost(self, *events) -> None:
+        """A new memory unit, warp or item size: each view's cost panel drawn again."""
+        if self.warp_select.value != (self.warp or 0):
+            self.warp_select.value = self.warp or 0
+        with pn.io.hold():
+            self._render_cost_text()
+            self._render_compare_text()
+            for view in self._views:
+                with pn.io.unlocked():
+                    view.figures.render_cost(self._cost_view())
+                    if view.compare is not None and self.compare_result is not None:
+                        other = self.compare_result
+                        view.compare.second.render_cost(
+                            self._cost_view(other, columns_for(other.tensor))
+                        )
+
+    def _cost_view(self, result=None, cols=None) -> CostView:
+        """What a cost panel draws for ``result`` (default: the first view's) with its
+        columns ``cols``: nothing while a question waits (it could answer it)."""
+        result = self.result if result is None else result
+        if cols is None:
+            cols = self.columns if result is self.result else columns_for(result.tensor)
+        key = (id(result), self.unit, self.cost_unit, self.warp, bool(self.concealed),
+               self.given_itemsize)  # fmt: skip
+        cache = self.__dict__.setdefault("_cost_cache", {})
+        if key in cache and cache[key][0] is result:
+            return cache[key][1]
+        view = for_state(self, result, cols)
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = (result, view)
+        return view
+
+    def _render_cost_text(self) -> None:
+        side = "A" if self.compare_result is not None and not self.concealed else ""
+        self.cost_pane.object = cost_html(self._cost_view(), side=side)
 
     def _draw(self, view: _View) -> None:
         doc = view.figures.logical_figure.document
@@ -580,6 +660,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         try:
             with pn.io.unlocked():
                 view.figures.render(cols, tensor.layout, self.unit)
+                view.figures.render_cost(self._cost_view())
         except Exception as exc:  # a bug must not take the page down: say so, keep the page
             log.warning("drawing failed: %s: %s", type(exc).__name__, exc)
             self.show_error(f"could not draw this state ({type(exc).__name__}: {exc})")
@@ -600,6 +681,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             DTYPE_BYTES.get(self.unit, 1),
         )
         self._render_fields()
+        self._render_cost_text()
 
     def _render_fields(self) -> None:
         if self.concealed:  # not hidden: never sent while a question waits
@@ -672,6 +754,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         roots = [self.controls, self.lesson_area, self.title]
         roots += [self.compare_heading, self.lane_heading, self.compare_fields]
         roots += [self.logical_heading, self.buffer_heading, self.legend]
+        roots += [self.cost_pane, self.compare_cost_pane, self.cost_controls]
         roots += self.classroom.step_parts  # styled even before a lesson puts them on the page
         found = []
         for root in roots:

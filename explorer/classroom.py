@@ -400,7 +400,7 @@ class Classroom:
             except PipelineError:
                 good = ""
             st.param.update(shape=step.shape, ops=good)
-        st.param.update(shape=step.shape, ops=step.ops, compare=step.compare)
+        st.param.update(shape=step.shape, ops=step.ops, compare=step.compare, **counted_in(step))
         withheld_for, self.waiting = self.waiting, step.question
         if st.concealed != asks:
             st.concealed = asks
@@ -449,6 +449,17 @@ class Classroom:
             f'<div class="candela-verdict candela-verdict-{kind}">'
             f"{mark}{inline_html(verdict.message)}{worked}</div>"
         )
+
+
+def counted_in(step: L.Step) -> dict:
+    """What a step sets of the page's units: its ``unit`` (a dtype) and, when it sets any
+    of them, the cost's memory unit and warp (64-byte lines and no warp unless it says)."""
+    if not (step.unit or step.cost or step.warp):
+        return {}
+    out = {"cost_unit": step.cost or 64, "warp": step.warp}
+    if step.unit:
+        out["unit"] = step.unit
+    return out
 
 
 def unit_note(unit: str, step: L.Step | None = None) -> str:

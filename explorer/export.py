@@ -74,6 +74,7 @@ def static_view(st):
     """
     import panel as pn
 
+    from .cost_view import cost_html, for_state
     from .fields import fields_html, layout_line
     from .figures import Figures
     from .state import shape_text
@@ -99,6 +100,9 @@ def static_view(st):
     )
     figures = Figures()
     figures.render(cols, result.layout, st.unit)
+    # The cost of the walk as the page showed it (its unit lit as the walk plays here too).
+    cost = for_state(st, withheld=False)
+    figures.render_cost(cost)
     views = pn.Column(
         pn.pane.HTML(heading.format("logical grid"), stylesheets=[CSS]),
         pn.pane.Bokeh(figures.logical_figure),
@@ -106,6 +110,13 @@ def static_view(st):
         pn.pane.Bokeh(figures.buffer_figure),
         pn.pane.HTML(legend_html(), stylesheets=[CSS]),
         pn.pane.Bokeh(figures.traversal),
+        pn.Column(
+            pn.pane.HTML(cost_html(cost), stylesheets=[CSS], sizing_mode="stretch_width"),
+            pn.pane.Bokeh(figures.cost_figure),
+            css_classes=["candela-cost"],
+            sizing_mode="stretch_width",
+            max_width=540,
+        ),
     )
     from .style import THEME_CSS, theme_classes
 

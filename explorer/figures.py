@@ -52,6 +52,7 @@ from bokeh.plotting import figure
 
 from . import columns as C
 from . import labels as L
+from .cost_view import UNIT_KEYS, CostView
 from .fields import DTYPE_BYTES
 
 # FRAME_RINGS and SMALL_CELL are read from here too (the frames' sizes live in marks).
@@ -81,6 +82,9 @@ LABELLED_CELL = 29
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
+#: The cost panel's units: the tallest its figure is drawn (px at scale 1, a buffer of many
+#: units gets small cells), and its largest cell (a few units are not drawn as tiles).
+COST_MAX_HEIGHT, COST_MAX_CELL = 170, 24
 #: The widest a figure is drawn at scale 1: the figures' column is 528 px wide on a
 #: 1280 px screen. A grid too wide for it at MIN_CELL scrolls inside its panel.
 LOGICAL_MAX_PX = BUFFER_MAX_PX = 520
@@ -296,6 +300,7 @@ class Figures:
         self._build_sources()
         self._build_logical()
         self._build_buffer()
+        self._build_cost()
         self._build_traversal()
 
     # ------------------------------------------------------------------ models
@@ -323,6 +328,10 @@ class Figures:
         self.jump_source = source(
             ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1", "color"), "jump-source", False
         )
+        # The cost panel's memory units, a cell each (explorer.cost_view), and the frames of
+        # the unit the walk is in (written by the browser).
+        self.units_source = source(UNIT_KEYS, "cost-units-source")
+        self.marks_cost = source(MARK_KEYS, "marks-cost-source", False)
 
     def _draw(self, fig: figure, glyph, source: ColumnDataSource, **renderer) -> GlyphRenderer:
         # The browser keeps the rows a view selects on the view's model, sized to its
@@ -388,6 +397,28 @@ class Figures:
             line_color=field("color"),
         )
         self._draw(bf, head, self.jump_source, level="overlay")
+
+    def _build_cost(self) -> None:
+        # The units of the buffer, shaded by their entries: the cells' glyph is the logical
+        # grid's (x, y, colour), the frames' the other figures' (one glyph model each).
+        cf = self.cost_figure = _figure("cost-figure", self._scale)
+        cf.visible = False  # until there are units to draw
+        cf.css_classes = ["candela-cost-figure"]
+        self.cost_cells = self._draw(cf, self.logical_cells.glyph, self.units_source,
+                                     name="cost-cells")  # fmt: skip
+        self._draw(cf, self._frames_glyph, self.marks_cost, level="overlay")
+        cf.add_tools(
+            HoverTool(
+                renderers=[self.cost_cells],
+                tooltips=[("unit", "@unit"), ("bytes", "@bytes"), ("entered", "@entries")],
+            )
+        )
+        #: The cell size (px) the units were last drawn at (0: none drawn).
+        self.cost_cell = 0.0
+        #: The widest the units may be drawn (px), when narrower than the figures' column
+        #: (a second view's, beside the first grid: two_views.CompareView.fit_lane).
+        self.cost_max_px: float | None = None
+        self._cost: CostView | None = None
 
     def _build_traversal(self) -> None:
         self.frame_slider = Slider(
@@ -474,6 +505,8 @@ class Figures:
             buffer_figure=self.buffer_figure,
             # a second view's hover linking (explorer.two_views), set when one is shown
             link=None,
+            units=self.units_source,
+            marks_cost=self.marks_cost,
             forward=C.FORWARD,
             backward=C.BACKWARD,
         )
@@ -548,13 +581,15 @@ class Figures:
         self._set_tags(room=[width, height] if figures is None else [width, height, figures])
         if self._cols is None or self._room() == old:
             return False
+        if self._cost is not None:
+            self.render_cost(self._cost)
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
         # with the new rings, traverse.mjs "redraw").
         cells = self._fit(self._cols)
         if cells == self.cells:
             return False
         self.cells = cells
-        self._set_tags(rings={fig: frame_rings(cell) for fig, cell in cells.items()})
+        self._set_tags(rings=self._rings(cells))
         self._first_frame_marks(self._cols, len(self._cols.frames["pos"]))
         self._draw_labels()
         return True
@@ -604,7 +639,7 @@ class Figures:
         self._set_tags(
             unit=unit,
             scale=DTYPE_BYTES.get(unit, 1),
-            rings={fig: frame_rings(cell) for fig, cell in cells.items()},
+            rings=self._rings(cells),
             alt=alt,
             concealed=self.concealed,
             elements=int(layout.len),
@@ -624,6 +659,46 @@ class Figures:
         self.cells = cells
         self._cols = cols
         self._draw_labels()
+
+    def _rings(self, cells: dict[str, float]) -> dict:
+        # Each figure's frame rings for its cell size; the cost figure's too, once drawn.
+        rings = {fig: frame_rings(cell) for fig, cell in cells.items()}
+        if self.cost_cell:
+            rings["cost"] = frame_rings(self.cost_cell)
+        return rings
+
+    def render_cost(self, view: CostView) -> None:
+        """Draw the cost panel's units (``view``, :func:`explorer.cost_view.cost_view`):
+        a cell per unit of the buffer, shaded by its entries, sized to the room; none (the
+        figure hidden) for a walk too large to draw or while a question waits. Call
+        inside Panel's ``unlocked()``, after :meth:`render`."""
+        self._cost = view
+        drawn = view.drawn and not self.concealed
+        data = {k: view.units[k] for k in UNIT_KEYS} if drawn else {k: [] for k in UNIT_KEYS}
+        _set_data(self.units_source, data)
+        if drawn:
+            wide, _, column = self._room()
+            if self.cost_max_px is not None:
+                wide = column = min(wide, self.cost_max_px)
+            self.cost_cell = fit(
+                self.cost_figure, view.cols, view.rows, 0.0, wide, self.scale,
+                COST_MAX_HEIGHT * self.scale, MIN_CELL, column, COST_MAX_CELL,
+            )  # fmt: skip
+        else:
+            self.cost_cell = 0.0
+        if self.cost_figure.visible != drawn:
+            self.cost_figure.visible = drawn
+        cost = {"itemsize": view.itemsize, "unit": view.unit} if drawn else None
+        self._set_tags(cost=cost, rings=self._rings(self.cells))
+        # The unit of the walk's first element framed, for a page before its script runs
+        # (the browser draws every frame's from then on: traverse.mjs).
+        rows = {"cursor": []}
+        frames = self.frames_source.data.get("pos", [])
+        if drawn and len(frames) and "at" not in self.frames_source.data:
+            u = int(frames[0]) * view.itemsize // view.unit
+            if 0 <= u < len(data["x"]):
+                rows["cursor"] = [(data["x"][u], data["y"][u], -1, u)]
+        _set_data(self.marks_cost, mark_rows(rows, frame_rings(self.cost_cell or MAX_CELL)))
 
     def _fit(self, cols: C.Columns) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px.

@@ -138,7 +138,23 @@ def show(x, ops: str = "", unit: str | None = None, **params):
     if dtype is not None:
         dtype = _dtype_unit(dtype, np.dtype(dtype).itemsize)
     chosen = unit if unit is not None else (dtype or "elements")
+    size = _element_size(x, tensor)
+    if size is not None:
+        params.setdefault("given_itemsize", size)
     return Explorer(start=tensor, ops=ops, unit=chosen, given=_given_name(x), **params)
+
+
+def _element_size(x, tensor) -> int | None:
+    """A PyTorch tensor's bytes per element when its values were read as another dtype
+    (bfloat16 as float32): the cost panel counts the tensor's own; else None."""
+    size = getattr(x, "element_size", None)
+    if not callable(size):
+        return None
+    try:
+        size = int(size())
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return size if size != tensor.buffer.dtype.itemsize else None
 
 
 def _tuple_text(values) -> str:

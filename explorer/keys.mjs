@@ -185,8 +185,12 @@ export function render({model, view}) {
   // screen), sent when it changes (a phone, a resized window, a notebook's output,
   // presenter mode), so the server sizes the cells to fit (figures.Figures.set_room).
   let observer = null, sent = "", timer = null
+  // The cost panel (under the traversal, explorer.cost_view) is left out: the grid and the
+  // buffer keep their room, and the panel is scrolled to under them.
+  const costPanel = (el) => el.classList.contains("candela-cost")
   const figuresIn = (node, figures = []) => {
     for (const el of node.children) {
+      if (costPanel(el)) continue
       if (el.classList.contains("bk-Figure")) figures.push(el)
       else figuresIn(el, figures)
       if (el.shadowRoot) figuresIn(el.shadowRoot, figures)
@@ -202,7 +206,7 @@ export function render({model, view}) {
     const box = views.getBoundingClientRect()
     let bottom = box.top
     for (const el of (views.shadowRoot || views).children) {
-      if (!el.getClientRects().length) continue
+      if (!el.getClientRects().length || costPanel(el)) continue
       bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
       // The row that holds the grid and a second view beside it is as tall as the
       // taller of the two: the grid may have that height, it costs the page nothing.

@@ -12,7 +12,26 @@
 function stateOf(args) {
   const store = args.store
   if (store.__lesson == null) {
-    store.__lesson = {data: JSON.parse(store.tags[0]), i: 0, done: false, last: null}
+    const data = JSON.parse(store.tags[0])
+    // A drawing an earlier step holds is sent once: {same: [step, key]} (lesson_page._shared).
+    const of = ([i, key]) =>
+      key === "challenge" ? data.steps[i].challenge.drawing : data.steps[i][key]
+    const owners = data.steps.flatMap((step) => [step, step.challenge]).filter((o) => o != null)
+    for (const owner of owners) {
+      for (const key of ["drawing", "withheld"]) {
+        if (owner[key]?.same != null) owner[key] = of(owner[key].same)
+      }
+    }
+    // ... and a source an earlier drawing holds: {same: [step, key, name]}.
+    for (const owner of owners) {
+      for (const key of ["drawing", "withheld"]) {
+        const sources = owner[key]?.sources ?? {}
+        for (const [name, value] of Object.entries(sources)) {
+          if (value?.same != null) sources[name] = of(value.same).sources[value.same[2]]
+        }
+      }
+    }
+    store.__lesson = {data, i: 0, done: false, last: null}
   }
   return store.__lesson
 }
@@ -157,7 +176,8 @@ function labelRows(drawing, fig, concealed, atLeast = 0) {
 
 // Swap a drawing's data into the page's figures.
 function draw(args, drawing, concealed) {
-  const names = ["logical_source", "buffer_source", "marks_logical", "marks_buffer"]
+  const names = ["logical_source", "buffer_source", "marks_logical", "marks_buffer",
+    "units_source", "marks_cost"]
   const empty = (src) => Object.fromEntries(Object.keys(src.data).map((k) => [k, []]))
   args.jump_source.data = empty(args.jump_source)
   for (const name of names) {
@@ -177,6 +197,10 @@ function draw(args, drawing, concealed) {
   }
   fit(args.logical_figure, drawing.logical_size)
   fit(args.buffer_figure, drawing.buffer_size)
+  // The cost of the walk: its units (none while a question waits) and its words.
+  fit(args.cost_figure, drawing.cost_size)
+  args.cost_figure.visible = drawing.cost_visible
+  args.cost.text = drawing.cost
   args.slider.setv({end: drawing.slider.end, disabled: drawing.slider.disabled, value: 0})
   args.odometer.text = drawing.odometer
   args.fields.text = drawing.fields

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lessons as L
+from .cost_view import cost_html
 from .markup import inline_html
 
 __all__ = [
@@ -89,6 +90,8 @@ _SOURCES = (
     "marks_logical",
     "marks_buffer",
     "frames_source",
+    "units_source",
+    "marks_cost",
 )
 
 
@@ -116,7 +119,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _drawing(result, figs, unit: str = "elements", question: L.Question | None = None) -> dict:
+def _drawing(
+    result, figs, unit: str = "elements", question: L.Question | None = None, step=None
+) -> dict:
     """What one state draws: the figures' data and sizes, fields and headings (JSON).
 
     ``figs`` is a scratch :class:`~explorer.figures.Figures` to draw it in first;
@@ -131,6 +136,8 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
     waiting = L.grid_drawn(question, len(result.states) - 1)
     figs.concealed = question is not None
     figs.render(cols, tensor.layout, unit)
+    cost = _step_cost(result, unit, step, withheld=question is not None)
+    figs.render_cost(cost)
     sources = {name: _plain(dict(getattr(figs, name).data)) for name in _SOURCES}
 
     def size(fig) -> list:
@@ -152,6 +159,9 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         "tags": figs.frames_source.tags,
         "logical_size": size(figs.logical_figure),
         "buffer_size": size(figs.buffer_figure),
+        "cost_size": size(figs.cost_figure),
+        "cost_visible": bool(figs.cost_figure.visible),
+        "cost": cost_html(cost),
         "slider": {"end": figs.frame_slider.end, "disabled": figs.frame_slider.disabled},
         "odometer": figs.odometer.text,
         "fields": "" if question is not None else fields_html(layout, unit, copied=result.copied),
@@ -164,6 +174,27 @@ def _drawing(result, figs, unit: str = "elements", question: L.Question | None =
         "logical_heading": logical_heading,
         "buffer_heading": buffer_heading,
     }
+
+
+def _step_cost(result, unit: str, step=None, withheld: bool = False):
+    """The cost panel of a step's state: its own unit, memory unit and warp when it sets
+    them (a lesson about cost), else the page's unit and 64-byte cache lines."""
+    from .cost_view import DEFAULT_COST_UNIT, cost_view, item_bytes
+    from .fields import DTYPE_BYTES
+
+    unit = (getattr(step, "unit", "") or unit) if step is not None else unit
+    cols = None if withheld else _drawn_columns(result)[0]
+    tensor = result.tensor
+    return cost_view(
+        result.layout,
+        item_bytes(unit, tensor),
+        getattr(step, "cost", None) or DEFAULT_COST_UNIT,
+        getattr(step, "warp", None),
+        positions=None if cols is None or cols.overview else cols.frames["pos"],
+        buffer_len=len(tensor.buffer),
+        dtype=unit if unit in DTYPE_BYTES else tensor.buffer.dtype.name,
+        withheld=withheld,
+    )
 
 
 def _drawn_columns(result, question: L.Question | None = None) -> tuple:
@@ -293,14 +324,14 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
         "text": _markdown(text) + _unit_note(unit, step),
         "reveal": _markdown(step.reveal) if step.reveal else "",
         "error": inline_html(error),
-        "drawing": _drawing(result, figs, unit),
+        "drawing": _drawing(result, figs, unit, step=step),
         "question": None,
         "challenge": None,
     }
     if step.question is not None:
         data["question"] = _question_data(step.question, result.layout, unit)
         # What the page draws until the question is answered or shown.
-        data["withheld"] = _drawing(result, figs, unit, step.question)
+        data["withheld"] = _drawing(result, figs, unit, step.question, step)
     elif step.challenge is not None:
         challenge = step.challenge
         solved = L.show_solution(step, unit)
@@ -310,7 +341,8 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
             "shown": solved.message,
             "shown_worked": solved.worked,
             "drawing": _drawing(
-                evaluate(step.shape, step.ops + challenge.solution.strip()), figs, unit
+                evaluate(step.shape, step.ops + challenge.solution.strip()), figs, unit,
+                step=step,
             ),
         }
     return data
@@ -333,6 +365,37 @@ def _lesson_data(lesson: L.Lesson, unit: str) -> dict:
         "challenge_note": CHALLENGE_OFFLINE,
         "steps": [step_data(lesson, i, figs, unit) for i in range(len(lesson.steps))],
     }
+
+
+def _shared(steps: list[dict]) -> list[dict]:
+    """Each drawing that an earlier one repeats (steps of one state: a question, then the
+    next about the same layout) replaced by ``{"same": [step, key]}``, and each large
+    source by ``{"same": [step, key, name]}``: a 64×64 drawing is half a megabyte, and
+    ``lesson_page.mjs`` puts the first back in its place."""
+    seen: dict[str, list] = {}
+    for i, step in enumerate(steps):
+        places = [(step, "drawing"), (step, "withheld")]
+        if step.get("challenge"):
+            places.append((step["challenge"], "drawing"))
+        for owner, key in places:
+            if key not in owner:
+                continue
+            text = json.dumps(owner[key], sort_keys=True, default=str)
+            where = [i, key if owner is step else "challenge"]
+            if text in seen:
+                owner[key] = {"same": seen[text]}
+                continue
+            seen[text] = where
+            # ... and each source an earlier drawing holds (the grid of one shape, the
+            # buffer of one colour while questions wait): {"same": [step, key, name]}.
+            sources = owner[key]["sources"]
+            for name, data in sources.items():
+                text = json.dumps(data, sort_keys=True, default=str)
+                if text in seen and len(text) > 1000:
+                    sources[name] = {"same": seen[text]}
+                else:
+                    seen.setdefault(text, [*where, name])
+    return steps
 
 
 def _unit_note(unit: str, step: L.Step) -> str:
@@ -369,8 +432,10 @@ class _Page:
         data = lesson_page_data(lesson, unit)
         first = data["steps"][0]
         self.figures = f = Figures()
+        # Sent with each repeated drawing once (_shared); the data above stays whole.
+        sent = {**data, "steps": _shared(json.loads(json.dumps(data["steps"])))}
         self.store = ColumnDataSource(
-            {}, name="lesson-data", tags=[json.dumps(data, separators=(",", ":"))]
+            {}, name="lesson-data", tags=[json.dumps(sent, separators=(",", ":"))]
         )
         w = _WIDTH
         self.header = _div(first["header"], "lesson-header", width=w)
@@ -414,8 +479,14 @@ class _Page:
         self.info = column(self.state, self.fields_heading, self.fields, self.error)
         self.logical_heading = _div("", "logical-heading", width=560)
         self.buffer_heading = _div("", "buffer-heading", width=600)
+        self.cost = _div("", "lesson-cost", "candela-cost-text", width=_FIGURES_WIDTH - 10)
         f.concealed = lesson.steps[0].question is not None
         f.render(*_first_columns(lesson, unit))
+        first_step = lesson.steps[0]
+        f.render_cost(
+            _step_cost(_step_state(first_step)[0], unit, first_step, first_step.question is not None
+                       or first_step.challenge is not None)
+        )  # fmt: skip
         args = dict(
             store=self.store,
             **{name: getattr(f, name) for name in _SOURCES},
@@ -450,6 +521,8 @@ class _Page:
             error=self.error,
             logical_heading=self.logical_heading,
             buffer_heading=self.buffer_heading,
+            cost=self.cost,
+            cost_figure=f.cost_figure,
         )
 
         # One callback for every control (it tells them apart by the caller): the
@@ -480,6 +553,8 @@ class _Page:
             f.buffer_figure,
             Div(text=legend_html(), stylesheets=sheet),
             f.traversal,
+            # The cost of the walk: its words and its units (explorer.cost_view).
+            column(self.cost, f.cost_figure, css_classes=["candela-cost"]),
             # Its own width: the odometer stretched the column to the whole page, which
             # put the figures under the lesson, below the fold, once its text grew.
             width=_FIGURES_WIDTH,

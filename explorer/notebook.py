@@ -173,11 +173,16 @@ def _add_still(explorer, bundle) -> None:
 
 
 def _still_lines(explorer) -> list[str]:
+    from .cost_view import totals_line
+
     layout = explorer.layout
-    return [
+    lines = [
         f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
         f"offset {layout.offset}  len {layout.len}",
     ]
+    if not explorer.concealed:  # (a waiting question's answer may be a cost)
+        lines.append(totals_line(explorer))
+    return lines
 
 
 #: Whether the explorer's outputs carry Panel's resources inline (set with the extension).

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import param
 
 from .columns import DETAIL_LIMIT, columns_for
+from .cost_view import COST_UNITS, DEFAULT_COST_UNIT, WARPS, item_bytes
 from .fields import UNITS
 from .pipeline import (
     INT64_MAX,
@@ -329,6 +330,17 @@ class ExplorerState(param.Parameterized):
         objects=list(THEMES),
         doc='"light" or "dark"; "" follows the system or the notebook.',
     )
+    cost_unit = param.Selector(
+        default=DEFAULT_COST_UNIT,
+        objects=list(COST_UNITS),
+        doc="The memory unit the cost panel counts, in bytes: 32 (a GPU sector), 64 (a CPU "
+        "cache line) or 128 (a GPU line).",
+    )
+    warp = param.Selector(
+        default=None,
+        objects=list(WARPS),
+        doc="Elements a GPU warp reads at once for the cost panel's requests; None for none.",
+    )
 
     result = param.Parameter(default=None, doc="The last good Result (read only).")
     columns = param.Parameter(default=None, doc="What to draw for result (read only).")
@@ -336,8 +348,13 @@ class ExplorerState(param.Parameterized):
 
     #: How messages name the start tensor ("a NumPy array"); ``explorer.show`` sets it.
     given = "a given tensor"
+    #: The bytes of an element of the tensor shown, when its buffer's dtype does not say
+    #: (a PyTorch bfloat16 tensor, read as float32); ``explorer.show`` sets it.
+    given_itemsize: int | None = None
 
-    def __init__(self, given: str | None = None, **params) -> None:
+    def __init__(
+        self, given: str | None = None, given_itemsize: int | None = None, **params
+    ) -> None:
         start = params.pop("start", None)
         later = {k: params.pop(k) for k in ("shape", "lesson") if k in params and start is not None}
         if start is not None:
@@ -345,6 +362,8 @@ class ExplorerState(param.Parameterized):
         super().__init__(start=start, **params)
         if given is not None:
             self.given = given
+        if given_itemsize:
+            self.given_itemsize = int(given_itemsize)
         self.param.update(**later)  # checked against the start: a shape or lesson may raise
         self.history: list[tuple[tuple[int, ...], str]] = []
         self._restoring: tuple | None = None
@@ -365,6 +384,25 @@ class ExplorerState(param.Parameterized):
     def tensor(self):
         """The current ``candela.Tensor``."""
         return self.result.tensor
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one element, as the cost counts them: the dtype of a byte ``unit``,
+        else the shown tensor's own (``np.arange``'s int64 for a tensor made here)."""
+        return item_bytes(self.unit, self.result.tensor, self.given_itemsize)
+
+    @property
+    def cost(self):
+        """What the walk on show costs (a ``candela.Cost``), in ``cost_unit``-byte units of
+        memory with ``itemsize``-byte elements (and requests of ``warp`` elements).
+
+        Raises candela's ``InvalidShape`` when a count would leave int64.
+
+        >>> st = ExplorerState(shape="64,64", ops=".T", unit="float32")
+        >>> st.cost.units, st.cost.unit_entries
+        (256, 4096)
+        """
+        return self.layout.cost(self.itemsize, unit=self.cost_unit, warp=self.warp)
 
     def shows(self, shape: object, ops: str) -> bool:
         """True when ``shape`` and ``ops`` are what the result on show was made from."""

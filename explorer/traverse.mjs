@@ -15,7 +15,8 @@ function stateOf(args) {
   return (args.frames.__candela ??= {
     timer: null, fps: 0, frame: 0, sliderAt: 0, moving: false, data: null,
     // The cells each mark frames, per figure: [x, y, k, pos] each.
-    marks: {logical: {link: [], hover: [], cursor: []}, buffer: {link: [], hover: [], cursor: []}},
+    marks: {logical: {link: [], hover: [], cursor: []}, buffer: {link: [], hover: [], cursor: []},
+      cost: {link: [], hover: [], cursor: []}},
   })
 }
 
@@ -86,6 +87,21 @@ function setMarks(args, st, mark, logical, buffer) {
   st.marks.buffer[mark] = buffer
   paintMarks(args, st, "logical")
   paintMarks(args, st, "buffer")
+}
+
+// The cost panel's unit that holds buffer position `pos` (the walk's current element),
+// lit as the buffer's cell is: unit floor(pos * itemsize / unit), a cell of `args.units`
+// (explorer.cost_view). None while the panel draws no units (or withholds them).
+function costUnit(args, st, pos) {
+  const cost = tagsOf(args).cost
+  const units = args.units
+  let cells = []
+  if (units != null && cost != null && pos != null && pos >= 0) {
+    const u = Math.floor((pos * cost.itemsize) / cost.unit)
+    if (u < units.data.x.length) cells = [[units.data.x[u], units.data.y[u], -1, u]]
+  }
+  st.marks.cost.cursor = cells
+  if (args.marks_cost != null) paintMarks(args, st, "cost")
 }
 
 // Each figure's text alternative: what it is, and the current element as the odometer
@@ -160,6 +176,7 @@ export function render(args, k, sync = true) {
   const total = logical.data.x.length
   if (n === 0 || total < n) {
     setMarks(args, st, "cursor", [], [])
+    costUnit(args, st, null)
     setData(jump, noJump())
     if (n === 0) {
       const text = total > 0 ? WALK_WITHHELD : "no elements to walk"
@@ -174,6 +191,8 @@ export function render(args, k, sync = true) {
   const delta = frames.data.delta[k]
   setMarks(args, st, "cursor", [[logical.data.x[k], logical.data.y[k], k, pos]],
     [[buffer.data.x[pos], buffer.data.y[pos], k, pos]])
+  // A summarised walk's `pos` is a bin of positions: the panel then draws no units.
+  costUnit(args, st, frames.data.at ? null : pos)
 
   if (k > 0 && delta !== 0) {
     const x0 = buffer.data.x[prev], row0 = buffer.data.y[prev]
@@ -364,6 +383,12 @@ export default function (args, obj, data) {
       render(args, st.frame)
       paintMarks(args, st, "logical")
       paintMarks(args, st, "buffer")
+      // The cost panel's units may land later in the same message (a new unit size).
+      setTimeout(() => {
+        const k = clamp(st.frame, count(args))
+        const pos = args.frames.data.at ? null : args.frames.data.pos[k]
+        costUnit(args, st, count(args) > 0 && count(args) <= args.logical.data.x.length ? pos : null)
+      }, 0)
       break
     case "hover-logical":
       hoverLogical(args, st, data?.index?.indices ?? [])

@@ -3,7 +3,9 @@
 Keys: ``shape`` and ``ops`` (the tensor and the pipeline), ``compare`` (a second
 pipeline over the same tensor, drawn beside the first), ``unit``
 (``elements`` or a dtype name), ``lesson``, ``step`` (from 1) and
-``presenter`` (``true``). :func:`read_query` turns a query into a state
+``presenter`` (``true``), ``theme``, and the cost panel's ``cost`` (the memory
+unit in bytes: ``32``, ``64``, the default, or ``128``) and ``warp`` (``32`` or
+``64`` elements read at once; absent for none). :func:`read_query` turns a query into a state
 update and messages for bad values (each falls back to its default);
 :func:`query_for` writes the state back. :class:`UrlSync` ties them to a
 served page's ``pn.state.location``: it writes the query whenever the state
@@ -21,6 +23,7 @@ from urllib.parse import parse_qs, quote
 
 import param
 
+from .cost_view import COST_UNITS, DEFAULT_COST_UNIT, WARPS
 from .fields import UNITS
 from .state import DEFAULT_SHAPE, ExplorerState, StateError, evaluate, parse_shape, shape_text
 
@@ -89,6 +92,26 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
                 f"in the URL: unit `{first['unit'][:40]}` is not one of {', '.join(UNITS)}; "
                 "showing strides in elements"
             )
+    if "cost" in first:
+        text = first["cost"].strip()
+        choices = ", ".join(map(str, COST_UNITS))
+        if text in {str(u) for u in COST_UNITS}:
+            updates["cost_unit"] = int(text)
+        else:
+            messages.append(
+                f"in the URL: cost `{text[:40]}` is not a memory unit in bytes ({choices}); "
+                f"counting {DEFAULT_COST_UNIT}-byte cache lines"
+            )
+    if "warp" in first:
+        text = first["warp"].strip()
+        warps = [w for w in WARPS if w is not None]
+        if text in {str(w) for w in warps}:
+            updates["warp"] = int(text)
+        elif text.lower() not in ("", "none", "off", "0"):
+            messages.append(
+                f"in the URL: warp `{text[:40]}` is not one of {', '.join(map(str, warps))} "
+                "(elements read at once); counting without a warp"
+            )
     shape, ops = first.get("shape"), first.get("ops")
     if shape is not None and start is None:
         try:
@@ -122,6 +145,10 @@ def query_for(st: ExplorerState, lesson_at_step: bool = False) -> str:
             parts.append("compare=" + quote(st.compare_result.ops, safe=",.()[]:-"))
     if st.unit != "elements":
         parts.append("unit=" + st.unit)
+    if st.cost_unit != DEFAULT_COST_UNIT:
+        parts.append(f"cost={st.cost_unit}")
+    if st.warp is not None:
+        parts.append(f"warp={st.warp}")
     if st.lesson:
         parts.append(f"lesson={quote(st.lesson)}&step={st.step}")
     if st.presenter:
@@ -160,7 +187,10 @@ class UrlSync:
         self.corrected = False
         st.watch_batched(
             self.write,
-            ["result", "compare_result", "unit", "lesson", "step", "presenter", "theme"],
+            [
+                "result", "compare_result", "unit", "lesson", "step", "presenter", "theme",
+                "cost_unit", "warp",
+            ],  # fmt: skip
         )
         self.follow(location.search or "")
         self.write()  # the state on show, e.g. without the values the page fell back from
@@ -179,10 +209,15 @@ class UrlSync:
             "presenter": False,
             "lesson": "",
             "theme": "",
+            "cost_unit": DEFAULT_COST_UNIT,
+            "warp": None,
         }
         if "lesson" not in query:
             # A lesson link's step brings its own pipeline and second view (compare).
             defaults.update(ops="", compare="")
+        else:  # ... and may bring what the page counts in (its unit, memory unit, warp)
+            for key in ("unit", "cost_unit", "warp"):
+                defaults.pop(key)
         for key, value in defaults.items():
             if key not in query:
                 updates.setdefault(key, value)

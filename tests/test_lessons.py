@@ -211,6 +211,19 @@ def _first_principles(question: Question, layout: Layout) -> object:
     if question.ask == "flat_index":
         (position,) = [s.position for s in layout.walk() if tuple(s.index) == question.index]
         return position
+    if question.ask in ("units", "unit_entries", "units_per_request"):
+        # Memory unit of each read: its first byte's, p * itemsize // unit.
+        size, unit = np.dtype(question.dtype).itemsize, question.unit_bytes
+        units = [p * size // unit for p in positions]
+        if question.ask == "units":
+            return len(set(units))
+        if question.ask == "unit_entries":
+            return 1 + sum(1 for a, b in zip(units, units[1:]) if a != b)
+        warp = question.warp
+        groups = [units[k : k + warp] for k in range(0, len(units), warp)]
+        per = sum(len(set(g)) for g in groups) / len(groups)
+        assert per == int(per)
+        return int(per)
     raise AssertionError(question.ask)
 
 
@@ -752,6 +765,32 @@ MUTATIONS = [
         "steps[0].challenge.solution",
         "required",
     ),
+    # What a step counts in, and a question about the cost that needs it.
+    ("step unit not a dtype", lambda d: _step(d).update(unit="floats"), "steps[0].unit",
+     "not one of"),  # fmt: skip
+    ("step cost not a unit size", lambda d: _step(d).update(cost=48), "steps[0].cost",
+     "not one of 32, 64, 128"),  # fmt: skip
+    ("step warp a string", lambda d: _step(d).update(warp="32"), "steps[0].warp", "not one of"),
+    (
+        "cost question without a dtype",
+        lambda d: _question(d).update(ask="units") or _question(d).pop("axis"),
+        "steps[0].unit",
+        "required when the question asks 'units'",
+    ),
+    (
+        "requests without a warp",
+        lambda d: (_question(d).update(ask="units_per_request"), _question(d).pop("axis"),
+                   _step(d).update(unit="float32")),  # fmt: skip
+        "steps[0].warp",
+        "required",
+    ),
+    (
+        "dtype on a cost question",
+        lambda d: (_question(d).update(ask="units", dtype="float32"), _question(d).pop("axis"),
+                   _step(d).update(unit="float32")),  # fmt: skip
+        "steps[0].question.dtype",
+        "does not apply",
+    ),
 ]
 
 
@@ -1077,6 +1116,24 @@ def test_verify_lesson_catches_an_answer_shown_before_it_is_asked() -> None:
     )
     assert verify_lesson(moved) == []
     assert moved.steps[0].reveal == "stride `(4, 1)` becomes `(1, 4)`"
+
+
+def test_a_cost_question_counts_with_its_steps_unit_memory_unit_and_warp(tmp_path) -> None:
+    data = _valid()
+    step = _step(data)
+    step.update(unit="float64", cost=32, warp=32)
+    step["question"] = {"ask": "units_per_request", "prompt": "p", "answer": 3, "why": "w"}
+    lesson = load_lesson_file(_write(tmp_path, data))
+    q = lesson.steps[0].question
+    assert (q.dtype, q.unit_bytes, q.warp) == ("float64", 32, 32)
+    # (4, 3) strides (1, 4): the walk's 12 float64 elements lie in three 32-byte sectors,
+    # and the one request (12 < 32) touches all three.
+    layout = step_layout(lesson.steps[0])
+    assert expected_answer(q, layout) == layout.cost(8, unit=32, warp=32).units_per_request == 3
+    assert verify_lesson(lesson) == []
+    step["question"]["answer"] = 12
+    wrong = load_lesson_file(_write(tmp_path, data))
+    assert "candela computes 3" in " ".join(verify_lesson(wrong))
 
 
 def test_a_lesson_without_the_new_fields_still_loads(tmp_path: Path) -> None:

@@ -18,8 +18,14 @@ The file format, exactly::
                               "target": {"shape": [4, 3], "stride": [1, 4],
                                          "offset": 0, "positions": [0, 4, ...]},
                               "solution": ".transpose()"},
-                "expect_error": "NonContiguousView"}]}
+                "expect_error": "NonContiguousView",
+                "unit": "float32", "cost": 64, "warp": 32}]}
 
+``unit``, ``cost`` and ``warp`` are optional: what the page counts in on the
+step, as the URL's keys (a dtype whose bytes the strides and the cost count;
+bytes per memory unit; elements a warp reads at once). A question about the
+cost (``units``, ``unit_entries``, ``units_per_request``) counts with them, so
+its step needs ``unit`` (and ``warp`` for requests).
 ``question``, ``challenge`` and ``expect_error`` are optional and at most one
 is on a step; ``reveal`` needs a question or a challenge. The question's stored
 ``answer`` is what the lesson author believes; the app grades against
@@ -83,6 +89,7 @@ from .challenges import (
 )
 from .files import (
     ASKS,
+    COST_ASKS,
     DTYPE_BYTES,
     ERROR_NAMES,
     MAX_ELEMENTS,
@@ -134,6 +141,7 @@ from .withholding import WITHHELD, Withheld, draws_before, grid_drawn, walk_limi
 
 __all__ = [
     "ASKS",
+    "COST_ASKS",
     "DTYPE_BYTES",
     "ERROR_NAMES",
     "IN_UNIT",

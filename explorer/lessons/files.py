@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,17 @@ ASKS: dict[str, tuple[frozenset[str], type]] = {
     "read_count": (frozenset({"position"}), int),
     "is_contiguous": (frozenset(), bool),
     "flat_index": (frozenset({"index"}), int),
+    # The cost of the walk (candela.cost), counted with the step's own `unit` (a dtype),
+    # `cost` (bytes per memory unit, 64 by default) and, for requests, `warp`.
+    "units": (frozenset(), int),
+    "unit_entries": (frozenset(), int),
+    "units_per_request": (frozenset(), int),
 }
+#: The asks about what a walk costs: their step says the dtype (``unit``) they count with.
+COST_ASKS: frozenset[str] = frozenset({"units", "unit_entries", "units_per_request"})
+#: What a step's ``cost`` and ``warp`` may be (the explorer's choices).
+COST_UNITS: tuple[int, ...] = (32, 64, 128)
+WARPS: tuple[int, ...] = (32, 64)
 
 #: The candela error classes a step may declare in ``expect_error``.
 ERROR_NAMES: frozenset[str] = frozenset(candela.errors.__all__)
@@ -65,8 +75,11 @@ log = logging.getLogger(__name__)
 
 _LESSON_KEYS = frozenset({"id", "title", "summary", "steps"})
 _STEP_KEYS = frozenset(
-    {"shape", "ops", "text", "question", "expect_error", "reveal", "challenge", "compare"}
-)
+    {
+        "shape", "ops", "text", "question", "expect_error", "reveal", "challenge", "compare",
+        "unit", "cost", "warp",
+    }
+)  # fmt: skip
 _QUESTION_KEYS = frozenset(
     {"ask", "prompt", "answer", "why", "axis", "after", "dtype", "position", "index"}
 )
@@ -113,6 +126,10 @@ class Question:
     dtype: str | None = None
     position: int | None = None
     index: tuple[int, ...] | None = None
+    #: A cost question's memory unit in bytes and warp: its step's ``cost`` and ``warp``
+    #: (``dtype`` is its step's ``unit``).
+    unit_bytes: int | None = None
+    warp: int | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +169,12 @@ class Step:
     challenge: Challenge | None = None
     #: A second pipeline over the same tensor, drawn beside the first ("" for none).
     compare: str = ""
+    #: What the page counts in on this step, as the URL's keys: ``unit`` (a dtype: strides
+    #: in its bytes, and the cost's item size), ``cost`` (bytes per memory unit) and
+    #: ``warp`` (elements read at once). Unset: the page keeps its own.
+    unit: str = ""
+    cost: int | None = None
+    warp: int | None = None
 
 
 @dataclass(frozen=True)
@@ -426,6 +449,18 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
             f"{_shown(expect_error)} is not a candela error; "
             f"use one of {', '.join(sorted(ERROR_NAMES))}",
         )
+    unit = obj.get("unit", "")
+    if "unit" in obj and not (isinstance(unit, str) and unit in DTYPE_BYTES):
+        raise LessonError(
+            source, f"{where}.unit", f"{_shown(unit)} is not one of {', '.join(DTYPE_BYTES)}"
+        )
+    cost, warp = obj.get("cost"), obj.get("warp")
+    for key, value, allowed in (("cost", cost, COST_UNITS), ("warp", warp, WARPS)):
+        if key in obj and not (_is_int(value) and value in allowed):
+            raise LessonError(
+                source, f"{where}.{key}",
+                f"{_shown(value)} is not one of {', '.join(map(str, allowed))}",
+            )  # fmt: skip
     question = None
     if obj.get("question") is not None:
         if expect_error is not None:
@@ -435,6 +470,21 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
                 "a step that expects an error has no layout to ask about",
             )
         question = _parse_question(obj["question"], source, f"{where}.question")
+        if question.ask in COST_ASKS:
+            if not unit:
+                raise LessonError(
+                    source, f"{where}.unit",
+                    f"is required when the question asks {question.ask!r}: the dtype whose "
+                    "bytes the cost counts",
+                )  # fmt: skip
+            if question.ask == "units_per_request" and warp is None:
+                raise LessonError(
+                    source, f"{where}.warp",
+                    "is required when the question asks 'units_per_request'",
+                )  # fmt: skip
+            question = replace(
+                question, dtype=unit, unit_bytes=cost or COST_UNITS[1], warp=warp
+            )
     challenge = None
     if obj.get("challenge") is not None:
         if expect_error is not None or question is not None:
@@ -462,6 +512,9 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
         reveal=reveal,
         challenge=challenge,
         compare=compare,
+        unit=unit,
+        cost=cost,
+        warp=warp,
     )
 
 

@@ -16,6 +16,7 @@ from ..fields import DTYPE_BYTES
 from .files import (
     _MAX_TYPED,
     ASKS,
+    COST_ASKS,
     MAX_RANK,
     Answer,
     Question,
@@ -61,7 +62,35 @@ def expected_answer(question: Question, layout: Layout | Tensor) -> Answer:
         return _read_count(question, lay)
     if ask == "flat_index":
         return int(lay.flat_index(_index_of(question, lay)))
+    if ask in COST_ASKS:
+        cost = _cost(question, lay)
+        if ask == "units":
+            return cost.units
+        if ask == "unit_entries":
+            return cost.unit_entries
+        per = cost.units_per_request
+        if per is None or per != int(per):
+            raise ValueError(
+                f"a warp of {question.warp} touches {per} units a request on average, not a "
+                "whole number: ask about another layout or warp"
+            )
+        return int(per)
     raise ValueError(f"unknown ask {ask!r}")
+
+
+def _cost(question: Question, lay: Any):
+    """The question's walk cost: its dtype's bytes, its memory unit and its warp."""
+    if question.dtype not in DTYPE_BYTES:
+        raise ValueError(f"a question about the cost needs a dtype, got {question.dtype!r}")
+    unit = question.unit_bytes or 64
+    return lay.cost(DTYPE_BYTES[question.dtype], unit=unit, warp=question.warp)
+
+
+def _unit_words(question: Question) -> tuple[str, str]:
+    """The question's memory unit, one and many: ``64-byte line``, ``32-byte sectors``."""
+    unit = question.unit_bytes or 64
+    name = {32: "sector", 64: "line", 128: "line"}.get(unit, "unit")
+    return f"{unit}-byte {name}", f"{unit}-byte {name}s"
 
 
 def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
@@ -82,6 +111,13 @@ def describe(question: Question, layout: Layout | Tensor | None = None) -> str:
         return f"the buffer position element {_bracket(question.index or ())} reads"
     if ask == "is_contiguous":
         return "is_contiguous()"
+    if ask in COST_ASKS:
+        _, many = _unit_words(question)
+        if ask == "units":
+            return f"the number of {many} the walk touches"
+        if ask == "unit_entries":
+            return f"the number of times the walk enters a {many[:-1]}"
+        return f"the {many} one request of a warp of {question.warp} touches"
     if ask == "shape_as_3d":
         return "shape_as_3d()"
     return f"the {ask}"
@@ -157,7 +193,34 @@ def explain(question: Question, layout: Layout | Tensor, unit: str = "elements")
             f"element {_bracket(index)} reads offset + index times stride, summed: "
             f"{lay.offset} + {terms} = {lay.flat_index(index)}."
         )
+    if ask in COST_ASKS:
+        return _explain_cost(question, lay)
     raise ValueError(f"unknown ask {ask!r}")
+
+
+def _explain_cost(question: Question, lay: Any) -> str:
+    # The count worked out: how many elements a unit holds, and how the walk meets them.
+    cost = _cost(question, lay)
+    size = DTYPE_BYTES[question.dtype or ""]
+    one, many = _unit_words(question)
+    unit = question.unit_bytes or 64
+    holds = f"a {one} holds {unit}/{size} = {unit // size} {question.dtype} elements"
+    if question.ask == "units":
+        return (
+            f"{holds}; the walk reads {cost.distinct_positions} distinct elements, which lie in "
+            f"{cost.units} {many}: units = {cost.units}."
+        )
+    if question.ask == "unit_entries":
+        return (
+            f"{holds}; the walk reads {cost.elements} elements and moves into a new "
+            f"{one} {cost.unit_entries} times: unit_entries = {cost.unit_entries}."
+        )
+    per = expected_answer(question, lay)
+    return (
+        f"{holds}; the walk is read {question.warp} elements at a time, {cost.requests} "
+        f"requests touching {cost.request_units} {many} in all: {cost.request_units}/"
+        f"{cost.requests} = {per} a request."
+    )
 
 
 def grade(
@@ -587,6 +650,22 @@ _METHODS: dict[str, Any] = {
         "Start at the offset (where the first element sits) and add index times stride for "
         "each axis."
     ),
+    "units": lambda q, lay: (
+        f"Work out how many {q.dtype} elements fit in one {_unit_words(q)[0]}, then count the "
+        f"{_unit_words(q)[1]} that the elements the walk reads fall in: each counts once, "
+        "however often it is read."
+    ),
+    "unit_entries": lambda q, lay: (
+        f"Follow the walk: count 1 for its first element, then 1 more every time the next "
+        f"element lies in another {_unit_words(q)[0]} than the one before (the same one "
+        "entered again counts again)."
+    ),
+    # (no number: the warp's size or the unit's may be the answer)
+    "units_per_request": lambda q, lay: (
+        "Take one request, the warp's consecutive elements of the walk read together, and "
+        f"count the different {_unit_words(q)[1].split()[-1]} they lie in: how far apart "
+        "are two neighbouring elements in bytes? Every request of this walk touches as many."
+    ),
 }
 
 
@@ -598,6 +677,10 @@ def _allowed_numbers(question: Question) -> set[int]:
     named |= set(range(MAX_RANK))  # axis numbers and entry numbers
     if question.dtype:
         named.add(DTYPE_BYTES[question.dtype])
+    if question.ask in COST_ASKS:  # the unit and the warp the question names
+        named |= {question.unit_bytes or 64, question.warp}
+        if question.dtype:
+            named.add((question.unit_bytes or 64) // DTYPE_BYTES[question.dtype])
     return {n for n in named if isinstance(n, int)}
 
 

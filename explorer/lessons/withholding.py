@@ -74,6 +74,13 @@ WITHHELD: dict[str, Withheld] = {
     "len": Withheld("before", "none", "the tensor before the last operation; no walk"),
     "read_count": Withheld("asked", "none", "the grid (cells lettered); no walk, no read counts"),
     "is_contiguous": Withheld("asked", "none", "the grid (cells lettered); no walk"),
+    # The cost panel (its words and its units) is withheld for every question; for these
+    # the walk is too (its jumps are the entries counted).
+    "units": Withheld("asked", "none", "the grid (cells lettered); no walk, no cost"),
+    "unit_entries": Withheld("asked", "none", "the grid (cells lettered); no walk, no cost"),
+    "units_per_request": Withheld(
+        "asked", "none", "the grid (cells lettered); no walk, no cost"
+    ),
 }
 
 assert set(WITHHELD) == set(ASKS), "every kind of question says what it withholds"

@@ -462,8 +462,9 @@ def test_an_edit_from_the_page_leaves_panels_busy_state_alone(explorer_server):
 
 
 #: The "Performance" issue's budget of Bokeh models a session sends its page: each one is
-#: built, serialised, sent and turned into views on every page load.
-MODEL_BUDGET = 100
+#: built, serialised, sent and turned into views on every page load. 100, and 15 for the
+#: cost panel (a figure of its own: its units, the unit lit, their hover; two choices).
+MODEL_BUDGET = 115
 
 
 def test_a_served_page_stays_within_its_budget_of_models(explorer_server):

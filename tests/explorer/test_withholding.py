@@ -168,7 +168,7 @@ def check_withheld(ex: Explorer, step: L.Step, text: str) -> None:
     assert "offset" not in list(f.labels_buffer.data["text"])
     assert not any("position" in name for name, _ in f.hover_tools["logical"].tooltips)
     # Text: the fields and the step's layouts are not in the document at all.
-    fields = plain(fields_html(layout))
+    fields = plain(fields_html(layout, ex.unit))
     assert fields[:40] not in plain(text)
     assert "after:" not in text and "before:" not in text
     if q.ask in ("shape", "shape_as_3d", "len"):
@@ -198,7 +198,7 @@ def test_while_a_question_waits_the_document_holds_nothing_that_answers_it(page,
     layout = asked_layout(step)
     f = ex.figures
     assert [int(p) for p in f.frames_source.data["pos"]] == [int(p) for p in layout.positions()]
-    assert plain(fields_html(layout))[:40] in plain(ex.fields_pane.object)
+    assert plain(fields_html(layout, ex.unit))[:40] in plain(ex.fields_pane.object)
     assert not ex.download_button.disabled
     if len(set(int(p) for p in layout.positions())) > 1:
         assert len(set(np.asarray(f.buffer_source.data["color"]).tolist())) > 1
