@@ -130,6 +130,7 @@ class _View:
         #: cost every page that never compares), then beside the first grid.
         self.compare: CompareView | None = None
         self.compare_column: pn.Column | None = None
+        self.compare_cost: pn.Column | None = None
         #: The first grid's column: the second view goes beside it (ensure_compare).
         self.grid_column = pn.Column(self.plots[0], styles=scroll)
         views = pn.Column(
@@ -152,6 +153,8 @@ class _View:
             ex.cost_controls,
             css_classes=["candela-cost"],
             sizing_mode="stretch_width",
+            # never wider than the views' column (a wide buffer scrolls in its own panel)
+            styles={"max-width": "100%", "min-width": "0", "overflow-x": "auto"},
         )
         views.append(self.cost_column)
         self.views = views
@@ -188,16 +191,21 @@ class _View:
                 pn.Column(_figure_pane(self.compare.second.logical_figure), styles=scroll),
                 ex.lane_heading,
                 pn.Column(_figure_pane(self.compare.lane_figure), styles=scroll),
-                pn.Column(
-                    ex.compare_cost_pane,
-                    _figure_pane(self.compare.second.cost_figure, lambda: ()),
-                    css_classes=["candela-cost", "candela-compare-cost"],
-                    sizing_mode="stretch_width",
-                ),
                 ex.compare_fields,
                 css_classes=["candela-compare-views"],
                 styles={"flex": "1 1 240px", "min-width": "0"},
             )
+            # The second view's cost right under the first's: the two walks' costs in one
+            # picture (x against x.T), and the grids' column no wider.
+            self.compare_cost = pn.Column(
+                ex.compare_cost_pane,
+                _figure_pane(self.compare.second.cost_figure, lambda: ()),
+                css_classes=["candela-cost", "candela-compare-cost"],
+                sizing_mode="stretch_width",
+                styles={"max-width": "100%", "min-width": "0", "overflow-x": "auto"},
+            )
+            at = list(self.views.objects).index(self.cost_column)
+            self.views.insert(at + 1, self.compare_cost)
             # The first grid and the second side by side, wrapping on a narrow screen
             # (found by itself: presenter mode puts the traversal first).
             at = list(self.views.objects).index(self.grid_column)
@@ -383,7 +391,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.warp_select = pn.widgets.Select(
             label="read at once (GPU)", value=self.warp or 0,
             options={"one element (no warp)": 0, "a warp of 32": 32, "a wavefront of 64": 64},
-            css_classes=["candela-cost-warp"], width=170, stylesheets=[CSS],
+            css_classes=["candela-cost-warp"], width=200, stylesheets=[CSS],
         )  # fmt: skip
         self.warp_select.param.watch(
             lambda e: setattr(self, "warp", e.new or None) if (e.new or None) != self.warp
@@ -488,10 +496,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         # lane and fields could answer it. Drawn when the question is answered or shown.
         if other is None or self.concealed:
             if view.compare_column is not None:
-                view.compare_column.visible = False
+                view.compare_column.visible = view.compare_cost.visible = False
             return
         view.ensure_compare(self)
-        view.compare_column.visible = True
+        view.compare_column.visible = view.compare_cost.visible = True
         from explorer.columns import columns_for
 
         try:

@@ -23,7 +23,6 @@ reads 32 elements from 4 cache lines, entering lines 32 times: 2048 bytes moved 
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -680,6 +680,9 @@ class Figures:
             wide, _, column = self._room()
             if self.cost_max_px is not None:
                 wide = column = min(wide, self.cost_max_px)
+            # No panel of its own to scroll in (unlike the grid and the buffer): narrower
+            # than the column by a margin, so the column (and the page) never widens for it.
+            wide = column = max(160.0, min(wide, column) - 16)
             self.cost_cell = fit(
                 self.cost_figure, view.cols, view.rows, 0.0, wide, self.scale,
                 COST_MAX_HEIGHT * self.scale, MIN_CELL, column, COST_MAX_CELL,

@@ -206,7 +206,9 @@ export function render({model, view}) {
     const box = views.getBoundingClientRect()
     let bottom = box.top
     for (const el of (views.shadowRoot || views).children) {
-      if (!el.getClientRects().length || costPanel(el)) continue
+      // (Panel's column ends with a scroll button of no height, placed after the cost
+      // panel: it holds no room either)
+      if (!el.getClientRects().length || costPanel(el) || !el.getBoundingClientRect().height) continue
       bottom = Math.max(bottom, el.getBoundingClientRect().bottom)
       // The row that holds the grid and a second view beside it is as tall as the
       // taller of the two: the grid may have that height, it costs the page nothing.

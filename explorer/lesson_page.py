@@ -341,7 +341,9 @@ def step_data(lesson: L.Lesson, index: int, figs=None, unit: str = "elements") -
             "shown": solved.message,
             "shown_worked": solved.worked,
             "drawing": _drawing(
-                evaluate(step.shape, step.ops + challenge.solution.strip()), figs, unit,
+                evaluate(step.shape, step.ops + challenge.solution.strip()),
+                figs,
+                unit,
                 step=step,
             ),
         }

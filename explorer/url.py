@@ -188,8 +188,15 @@ class UrlSync:
         st.watch_batched(
             self.write,
             [
-                "result", "compare_result", "unit", "lesson", "step", "presenter", "theme",
-                "cost_unit", "warp",
+                "result",
+                "compare_result",
+                "unit",
+                "lesson",
+                "step",
+                "presenter",
+                "theme",
+                "cost_unit",
+                "warp",
             ],  # fmt: skip
         )
         self.follow(location.search or "")

@@ -766,10 +766,18 @@ MUTATIONS = [
         "required",
     ),
     # What a step counts in, and a question about the cost that needs it.
-    ("step unit not a dtype", lambda d: _step(d).update(unit="floats"), "steps[0].unit",
-     "not one of"),  # fmt: skip
-    ("step cost not a unit size", lambda d: _step(d).update(cost=48), "steps[0].cost",
-     "not one of 32, 64, 128"),  # fmt: skip
+    (
+        "step unit not a dtype",
+        lambda d: _step(d).update(unit="floats"),
+        "steps[0].unit",
+        "not one of",
+    ),  # fmt: skip
+    (
+        "step cost not a unit size",
+        lambda d: _step(d).update(cost=48),
+        "steps[0].cost",
+        "not one of 32, 64, 128",
+    ),  # fmt: skip
     ("step warp a string", lambda d: _step(d).update(warp="32"), "steps[0].warp", "not one of"),
     (
         "cost question without a dtype",
@@ -779,15 +787,21 @@ MUTATIONS = [
     ),
     (
         "requests without a warp",
-        lambda d: (_question(d).update(ask="units_per_request"), _question(d).pop("axis"),
-                   _step(d).update(unit="float32")),  # fmt: skip
+        lambda d: (
+            _question(d).update(ask="units_per_request"),
+            _question(d).pop("axis"),
+            _step(d).update(unit="float32"),
+        ),  # fmt: skip
         "steps[0].warp",
         "required",
     ),
     (
         "dtype on a cost question",
-        lambda d: (_question(d).update(ask="units", dtype="float32"), _question(d).pop("axis"),
-                   _step(d).update(unit="float32")),  # fmt: skip
+        lambda d: (
+            _question(d).update(ask="units", dtype="float32"),
+            _question(d).pop("axis"),
+            _step(d).update(unit="float32"),
+        ),  # fmt: skip
         "steps[0].question.dtype",
         "does not apply",
     ),

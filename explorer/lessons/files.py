@@ -482,9 +482,7 @@ def _parse_step(raw: Any, source: str, where: str) -> Step:
                     source, f"{where}.warp",
                     "is required when the question asks 'units_per_request'",
                 )  # fmt: skip
-            question = replace(
-                question, dtype=unit, unit_bytes=cost or COST_UNITS[1], warp=warp
-            )
+            question = replace(question, dtype=unit, unit_bytes=cost or COST_UNITS[1], warp=warp)
     challenge = None
     if obj.get("challenge") is not None:
         if expect_error is not None or question is not None:

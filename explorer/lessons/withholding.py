@@ -78,9 +78,7 @@ WITHHELD: dict[str, Withheld] = {
     # the walk is too (its jumps are the entries counted).
     "units": Withheld("asked", "none", "the grid (cells lettered); no walk, no cost"),
     "unit_entries": Withheld("asked", "none", "the grid (cells lettered); no walk, no cost"),
-    "units_per_request": Withheld(
-        "asked", "none", "the grid (cells lettered); no walk, no cost"
-    ),
+    "units_per_request": Withheld("asked", "none", "the grid (cells lettered); no walk, no cost"),
 }
 
 assert set(WITHHELD) == set(ASKS), "every kind of question says what it withholds"

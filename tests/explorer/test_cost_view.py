@@ -229,7 +229,7 @@ def test_every_lesson_question_on_a_cost_withholds_its_number():
     ex = Explorer()
     doc = Document()
     doc.add_root(ex.__panel__().get_root(doc))
-    for lesson_id, n, step in steps:
+    for lesson_id, n, _step in steps:
         ex.param.update(lesson="", step=1)
         ex.param.update(lesson=lesson_id, step=n)
         assert ex.concealed
