@@ -415,9 +415,6 @@ class Figures:
         )
         #: The cell size (px) the units were last drawn at (0: none drawn).
         self.cost_cell = 0.0
-        #: The widest the units may be drawn (px), when narrower than the figures' column
-        #: (a second view's, beside the first grid: two_views.CompareView.fit_lane).
-        self.cost_max_px: float | None = None
         self._cost: CostView | None = None
 
     def _build_traversal(self) -> None:
@@ -678,8 +675,6 @@ class Figures:
         _set_data(self.units_source, data)
         if drawn:
             wide, _, column = self._room()
-            if self.cost_max_px is not None:
-                wide = column = min(wide, self.cost_max_px)
             # No panel of its own to scroll in (unlike the grid and the buffer): narrower
             # than the column by a margin, so the column (and the page) never widens for it.
             wide = column = max(160.0, min(wide, column) - 16)

@@ -257,11 +257,6 @@ class CompareView:
         room = lane_px(self.first.room[0], self.first.logical_figure.width or 0, scale)
         # enlarged as the grids are (presenter mode), within the room its column has
         self._fit(self.lane_figure, cols, rows, 0.2, min(LANE_MAX_PX, room), scale, column_px=room)
-        # The second view's cost panel is in the same column: as wide as it has.
-        if self.second.cost_max_px != room:
-            self.second.cost_max_px = room
-            if self.second._cost is not None:
-                self.second.render_cost(self.second._cost)
 
 
 LANE_TOOLTIPS = [("position", "@pos"), ("reads by A", "@reads_a"), ("reads by B", "@reads_b")]

@@ -172,7 +172,9 @@ def test_an_edit_reaches_the_page_as_one_message_of_changed_columns(page, open_e
         columns = {name: cols for kind, name, _, cols in patches[0]["events"]
                    if kind == "ColumnDataChanged"}  # fmt: skip
         assert sorted(columns["buffer-source"]) == ["color"]
-        assert set(columns) == {"buffer-source", "frames-source"}
+        # the walk's frames, and the cost panel's units (their entries change with the walk)
+        assert set(columns) == {"buffer-source", "frames-source", "cost-units-source"}
+        assert set(columns["cost-units-source"]) <= {"entries", "color"}, columns
 
 
 def test_play_advances_the_highlighted_cells_together(open_explorer):

@@ -403,7 +403,7 @@ def test_each_explorer_fits_its_output_area_with_no_sideways_scroll(lab):
 
 
 #: Where an explorer's parts are on the screen: its top, its pipeline box and its two
-#: figures (the grid and the buffer: the first and last of its figures).
+#: figures (the grid and the buffer: the first and last of its figures but the cost's).
 PARTS_JS = """e => {
   const find = (root, cls, all) => {
     for (const el of root.querySelectorAll("*")) {
@@ -413,7 +413,9 @@ PARTS_JS = """e => {
     return all;
   };
   const box = (el) => el.getBoundingClientRect().toJSON();
-  const figures = find(e.shadowRoot || e, "bk-Figure", []);
+  // (the cost panel's units are a figure too, under the traversal: not one of the two)
+  const figures = find(e.shadowRoot || e, "bk-Figure", [])
+    .filter((f) => !f.classList.contains("candela-cost-figure"));
   return {top: box(e).top, right: box(e).right, ops: box(find(e.shadowRoot || e, "candela-ops-input", [])[0]),
           figures: [box(figures[0]), box(figures[figures.length - 1])]};
 }"""
