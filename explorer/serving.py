@@ -330,6 +330,7 @@ def prepare_server(server) -> None:
 #: The patches of every served process (:mod:`explorer.patches`), in the order applied.
 SERVER_PATCHES = (
     "lean_serialization",
+    "unparsed_location",
     "no_debounce",
     "one_write_per_message",
     "watch_messages",

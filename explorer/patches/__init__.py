@@ -79,6 +79,7 @@ MODULES = (
     "messages",
     "collect_at_a_pause",
     "lean_serialization",
+    "unparsed_location",
     "immediate_changes",
     "one_write",
     "pool_sessions",

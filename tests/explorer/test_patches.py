@@ -293,6 +293,17 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     assert not [s for m in elements for s in m.stylesheets if isinstance(s, ImportedStyleSheet)]
 
 
+@pytest.mark.patched("unparsed_location")
+def test_a_query_value_of_digits_that_are_not_decimal_is_served_with_the_location_patch():
+    # '²'.isdigit() is True and int('²') raises: Panel's query parse made it an HTTP 500.
+    from explorer.testing import http_get, served_app
+
+    with served_app(ready=0) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        status, _ = http_get(port, "/?shape=%C2%B2")
+    assert status == 200
+
+
 def test_a_query_value_of_5000_digits_is_served():
     # Panel parses every all-digit query value into an int, past Python's 4,300-digit
     # limit: HTTP 500 unless the server lets Python read numbers as long as a request
