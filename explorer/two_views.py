@@ -107,8 +107,15 @@ def summary(cols: dict) -> dict[str, int]:
 LINK_JS = """
 const hit = cb_data?.index?.indices ?? [];
 const empty = {x: [], y: []};
-const st_a = frames_a.__candela;
-const paint_a = (cells) => { if (st_a?.paintLinks) st_a.paintLinks(cells); };
+// The first grid's rings are painted by its traversal module, once it has run on this
+// page (it may not have yet: a hover can come before any frame); run it first then.
+const paint_a = (cells) => {
+  const st = frames_a.__candela;
+  if (st?.paintLinks) { st.paintLinks(cells); return; }
+  Promise.resolve(traverse_a.execute(frames_a)).then(() => {
+    frames_a.__candela?.paintLinks?.(cells);
+  });
+};
 const clear = () => {
   for (const s of [link_b, link_lane]) if (s.data.x.length) s.data = empty;
   paint_a([]);
@@ -221,6 +228,7 @@ class CompareView:
             "link_b": link_b,
             "link_lane": link_lane,
             "same_buffer": self.same_buffer,
+            "traverse_a": first.traverse_js,
         }
         for hover, which in ((hover_b, "b"), (hover_lane, "lane")):
             hover.callback = CustomJS(args={**args, "which": which}, code=LINK_JS)

@@ -201,3 +201,21 @@ def test_a_second_view_added_to_a_live_page_links_every_hover_without_an_error(
     expect(page.locator(".bk-Tooltip, .bk-tooltip").first).to_contain_text("6")
     page.mouse.move(1, 1)
     assert errors == [] and refused == [], (errors[:3], refused[:3])
+
+
+def test_a_hover_before_the_first_grid_has_played_a_frame_still_rings_it(page, explorer_server):
+    # The first grid's rings are painted by its traversal module: a hover that comes before
+    # that module has run on the page (as it may, with every patch off) runs it first.
+    open_served(page, explorer_server + "?shape=3,4&ops=.T&compare=[1:]")
+    page.wait_for_function(
+        "() => (m => m && m.data.pos.length === 12)("
+        "Bokeh.documents[0].get_model_by_name('compare-lane-source'))"
+    )
+    page.evaluate(
+        "() => { delete Bokeh.documents[0].get_model_by_name('frames-source').__candela }"
+    )
+    lane = page.evaluate(BOX, "compare-lane-figure")
+    cell = (lane["width"] - 8) / 12.2
+    page.mouse.move(lane["x"] + 4 + cell * (0.6 + 5), lane["y"] + lane["height"] / 2)
+    page.wait_for_function(f"() => Object.values(({RINGS})()).every(c => c.length === 1)")
+    assert links(page) == {"a": 1, "b": 1, "lane": 1}
