@@ -18,7 +18,7 @@ Measures (WebSocket clients speaking Bokeh's protocol, as ``bench_load.py``; no 
   the server's CPU an edit (``one_write_per_message``, ``quick_updates``);
 - ``pool``: a GET of the page once the pool is full (``--ready 3``; ``pool_sessions``).
 
-The browser patches (``steady``, ``cells``, ``enter_box``) are measured by
+The browser patches (``steady``, ``cells``) are measured by
 ``bench_explorer.py``, which serves in its own process:
 ``CANDELA_PLAIN=cells python benchmarks/bench_explorer.py --quick`` against the same
 without it; ``--browser`` here runs those pairs and prints their edit figures.
@@ -53,7 +53,7 @@ OWN_MEASURE = {
     "quick_updates": "edit CPU ms",
     "pool_sessions": "pool GET ms",
 }
-BROWSER_PATCHES = ("steady", "cells", "enter_box")
+BROWSER_PATCHES = ("steady", "cells")
 #: Patches whose CPU figure is within the noise here, kept for what a test shows they buy.
 KEPT_FOR_A_TEST = {
     "one_write_per_message": "test_serving.py::"

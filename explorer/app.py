@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import html
 import logging
+import threading
 import weakref
+from urllib.parse import urlencode
 
 import panel as pn
 
@@ -31,7 +33,7 @@ from explorer.code import numpy_code, torch_code
 from explorer.code_panel import code_html
 from explorer.columns import columns_for, withheld_columns
 from explorer.cost_view import COST_UNITS, CostView, cost_html, for_state, unit_label
-from explorer.editor import Editor
+from explorer.editor import NO_PYTHON_NOTE, Editor
 from explorer.enter_box import EnterBox
 from explorer.fields import DTYPE_BYTES, fields_html, headings_html
 from explorer.figures import Figures
@@ -42,7 +44,7 @@ from explorer.notebook import one_message, output_drawn, push_drawn, repr_mimebu
 from explorer.patches.inline_once import InlineOnce
 from explorer.patches.lean_display import LeanBokehPane, LeanDisplay
 from explorer.quick import QuickHTML
-from explorer.state import DEFAULT_SHAPE, ExplorerState
+from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
     CSS,
     PRESENTER_CLASS,
@@ -63,7 +65,9 @@ FIELDS_HEADING = '<div class="candela-heading">fields</div>'
 #: How much bigger cells, labels and the traversal controls are in presenter mode.
 PRESENTER_SCALE = 1.5
 #: The editing column's and the lesson panel's widths, normally and in presenter mode.
-CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 440
+#: (384 in presenter mode: a 1024 px projector keeps 624 px for the figures, a grid of four
+#: tiles of 2x3 with 40 px cells.)
+CONTROLS_WIDTH, LESSON_WIDTH, PRESENTER_LESSON_WIDTH = 420, 300, 384
 #: A column of a fixed width that a narrower screen (a phone) narrows: no sideways scroll.
 FIT_SCREEN = {"min-width": "0px", "max-width": "calc(100vw - 16px)", "flex-shrink": "1"}
 #: In presenter mode the lesson panel grows with the screen: 28% of a wide projector's.
@@ -193,7 +197,9 @@ class _View:
                 pn.Column(_figure_pane(self.compare.lane_figure), styles=scroll),
                 ex.compare_fields,
                 css_classes=["candela-compare-views"],
-                styles={"flex": "1 1 240px", "min-width": "0"},
+                # (B's fields table, wider than a narrow column, scrolls inside it: the page
+                # keeps no sideways scroll)
+                styles={"flex": "1 1 240px", "min-width": "0", "overflow-x": "auto"},
             )
             # The second view's cost right under the first's: the two walks' costs in one
             # picture (x against x.T), and the grids' column no wider.
@@ -239,6 +245,11 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     """
 
     def __init__(self, **params) -> None:
+        __tracebackhide__ = True
+        from explorer.classroom import lesson_problem
+
+        if params.get("lesson") and (problem := lesson_problem(params["lesson"])):
+            raise StateError(problem)  # (a lesson of a given tensor: the state says why)
         super().__init__(**params)
         self._build_panes()
         self.keys = Keys(sizing_mode="stretch_width")
@@ -255,6 +266,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             styles={**self.lesson_area.styles, **FIT_SCREEN},
             css_classes=[*self.lesson_area.css_classes, "candela-lesson-area"],
         )
+        self._phone_order()
         self._views: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
@@ -306,6 +318,27 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         """The state on show as runnable PyTorch code, in PyTorch's documented words."""
         return torch_code(self.result)
 
+    def _phone_order(self) -> None:
+        # Classes by which a phone's page puts the lesson's question before the figures and
+        # its text after them (theme.css, page.css); the step box takes the page's sheet.
+        c = self.classroom
+        parts = dict(zip(("header", "nav", "question", "text", "note", "download"), c.step_parts))
+        for obj, name in ((c.step_box, "step-box"), (c.message_pane, "lesson-message-box"),
+                          (parts["header"], "lesson-header-box"), (parts["nav"], "lesson-nav"),
+                          (parts["question"], "question-box"), (parts["note"], "unit-note-box"),
+                          (parts["download"], "download-box")):  # fmt: skip
+            obj.css_classes = [*obj.css_classes, f"candela-{name}"]
+        c.step_box.stylesheets = [*c.step_box.stylesheets, CSS]
+
+    def reset(self) -> None:
+        """Clear the pipeline; in a lesson, go back to the step's own shape and pipeline
+        (an empty one would leave the step's picture for the bare tensor)."""
+        step = self.classroom.current_step
+        if step is None:
+            super().reset()
+        else:
+            self.param.update(shape=step.shape, ops=step.ops, compare=step.compare)
+
     def open_url(self, search: str | None = None, location=None) -> str | None:
         """Show the state a query string names, as a link would; returns any message.
 
@@ -330,6 +363,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         return view.root
 
     _view_taken = False
+
+    def _lesson_problem(self, lesson: object) -> str | None:
+        from explorer.classroom import lesson_problem
+
+        classroom = getattr(self, "classroom", None)
+        return lesson_problem(lesson, classroom.catalogue if classroom is not None else None)
 
     def __repr__(self) -> str:
         """One line, as it would be written: ``Explorer(shape=(3, 4), ops='.T')``."""
@@ -373,6 +412,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             value=self.compare,
             placeholder=".T",
             css_classes=["candela-compare-input"],
+            offline_note=NO_PYTHON_NOTE,  # (the widest box: the note reads on few lines)
             sizing_mode="stretch_width",
             min_width=260,
             stylesheets=[CSS],
@@ -479,7 +519,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _on_compare_input(self, event) -> None:
         if event.new != self.compare:
-            self.compare = event.new
+            with self.typed():  # a bad pipeline is shown under the boxes
+                self.compare = event.new
 
     def _on_compare(self, *events) -> None:
         if self.compare_input.value != self.compare:
@@ -807,6 +848,10 @@ def report_failure(exc: BaseException) -> None:
         ex.show_error(f"that did not work ({text}); the last good state stays")
 
 
+#: Held while a page is built (:func:`app`).
+_BUILDING = threading.Lock()
+
+
 def app() -> pn.viewable.Viewable:
     """A fresh page per session (for ``pn.serve`` and the command line); it owns the URL.
 
@@ -818,15 +863,46 @@ def app() -> pn.viewable.Viewable:
     from explorer.export import page_icons
     from explorer.style import panel_page_template
 
-    ex = Explorer()
-    doc = pn.state.curdoc
-    if doc is not None:
-        _PAGES[doc] = weakref.ref(ex)
-        doc.template_variables.update(page_icons())
-        doc.template = panel_page_template(served=True)
-        if _served():
-            open_page(doc)
-    return ex.__panel__()
+    # One page built at a time. Bokeh 3.10 builds each new session's page in a worker
+    # thread, so pages opened together were built at once, and Panel's Location, made
+    # here for the page's URL, is not safe for that: making one lifts the read-only flag
+    # of Location's (shared) parameters and puts it back, and another thread between
+    # the two failed ("Read-only parameter 'hostname' cannot be modified", a student's
+    # page left empty). With the GIL the pages were never built in parallel anyway.
+    with _BUILDING:
+        ex = Explorer()
+        doc = pn.state.curdoc
+        if doc is not None:
+            _PAGES[doc] = weakref.ref(ex)
+            doc.template_variables.update(page_icons())
+            doc.template = panel_page_template(served=True)
+            if _served():
+                open_page(doc)
+        return ex.__panel__()
+
+
+def _token_search() -> str:
+    """The query of a page whose session its WebSocket opened (None of it from a GET here).
+
+    Behind a proxy, a page's WebSocket may reach a server that did not serve the page
+    (a client that sends no cookie back): Bokeh then opens the session from the
+    arguments its token carries, and Panel's ``Location``, read from the WebSocket's
+    own URL, has no query. The page's state travels in the connection: it is read from
+    those arguments (public ``pn.state.session_args``), through the same checks as any URL.
+    """
+    try:
+        arguments = pn.state.session_args or {}
+    except Exception:  # no session context (e.g. a document built ahead)
+        return ""
+    pairs = []
+    for key, values in arguments.items():
+        if key == "bokeh-session-id" or not isinstance(key, str):
+            continue
+        for value in values if isinstance(values, list) else [values]:
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            pairs.append((key, str(value)))
+    return "?" + urlencode(pairs) if pairs else ""
 
 
 def open_page(doc) -> None:
@@ -837,7 +913,15 @@ def open_page(doc) -> None:
     ex = page_of(doc)
     if ex is not None and ex.url is None:
         pn.config.exception_handler = report_failure
-        ex.open_url(location=pn.state.location)
+        location = pn.state.location
+        if not location.search:
+            location.search = _token_search()
+        search = location.search or ""
+        ex.open_url(location=location)
+        if "class=" in search:  # a led class (explorer.led_class)
+            from explorer.led_class import attach
+
+            attach(ex, search)
         if ex.url.corrected:
             # The browser sends its own URL once the page has loaded, over the one
             # corrected here: send the correction again after that.

@@ -66,9 +66,14 @@ class Classroom:
         #: is "show me" (the next step's text may say this one's answer), so coming back
         #: shows the answer rather than asking again.
         self.given_up: set[tuple[str, int]] = set()
+        #: A led class's student page takes the typed answer for the teacher instead of
+        #: grading it here: ``take_answer(text)`` returns True when it took it
+        #: (:mod:`explorer.led_class`).
+        self.take_answer: Callable[[str], bool] | None = None
         state.watch_batched(self._show_lesson, ["lesson", "step"])
         state.watch_batched(self._on_unit, ["unit"])
-        self._show_lesson()
+        with state.typed():  # a lesson's own state, shown as the lesson has it
+            self._show_lesson()
 
     # ------------------------------------------------------------------ public
 
@@ -138,18 +143,21 @@ class Classroom:
             return None
         text = self.answer_input.value_input if typed is None else typed
         text = text or ""
+        if self.take_answer is not None and self.take_answer(text):
+            return None
         st = self.state
         key = (text, st.step, st.lesson)
         if key == self._answered and self.verdict is not None:
             return self.verdict  # Enter and a click on "check" for one answer
-        if not self.at_step():
-            st.param.update(shape=step.shape, ops=step.ops)
-        verdict = self._grade(step, text)
-        self._answered = key
-        self._graded = text
-        self._settle(step, verdict)
-        if verdict.correct and step.challenge is not None:
-            st.ops = step.ops + L.clean_pipeline(text)  # show where the student's chain leads
+        with st.typed():  # the student's and the lesson's text: shown, never raised
+            if not self.at_step():
+                st.param.update(shape=step.shape, ops=step.ops)
+            verdict = self._grade(step, text)
+            self._answered = key
+            self._graded = text
+            self._settle(step, verdict)
+            if verdict.correct and step.challenge is not None:
+                st.ops = step.ops + L.clean_pipeline(text)  # show where the student's chain leads
         return verdict
 
     def show_me(self) -> L.Verdict | None:
@@ -157,13 +165,14 @@ class Classroom:
         step = self.current_step
         if step is None or (step.question is None and step.challenge is None):
             return None
-        if not self.at_step():
-            self.state.param.update(shape=step.shape, ops=step.ops)
-        verdict = self._reveal(step)
-        self._graded = None
-        self._settle(step, verdict)
-        if step.challenge is not None:
-            self.state.ops = step.ops + step.challenge.solution.strip()
+        with self.state.typed():
+            if not self.at_step():
+                self.state.param.update(shape=step.shape, ops=step.ops)
+            verdict = self._reveal(step)
+            self._graded = None
+            self._settle(step, verdict)
+            if step.challenge is not None:
+                self.state.ops = step.ops + step.challenge.solution.strip()
         return verdict
 
     def _grade(self, step: L.Step, text: str) -> L.Verdict:
@@ -226,7 +235,7 @@ class Classroom:
         )
         self.question_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
-            label="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
+            label="your answer (press Enter to check)", placeholder=L.ANSWER_HINT,
             css_classes=["candela-answer"], sizing_mode="stretch_width", min_width=120,
         )  # fmt: skip
         self.check_button = pn.widgets.Button(
@@ -310,7 +319,8 @@ class Classroom:
     def _on_select(self, event) -> None:
         if event.new != self.state.lesson:
             try:
-                self.state.param.update(lesson=event.new, step=1)
+                with self.state.typed():
+                    self.state.param.update(lesson=event.new, step=1)
             except StateError as exc:  # an explorer of a given tensor takes no lesson
                 self._show_message(str(exc))
                 self.lesson_select.value = self.state.lesson
@@ -417,14 +427,14 @@ class Classroom:
             self.question_pane.object = (
                 f'<div class="candela-question">{inline_html(question.prompt)}</div>{going_on}'
             )
-            self.answer_input.placeholder = "e.g. -7 or (4, 3)"
+            self.answer_input.placeholder = L.ANSWER_HINT
         elif challenge is not None:
             target = L.describe_target(challenge.target, unit=self.state.unit)
             self.question_pane.object = (
                 f'<div class="candela-question">{inline_html(challenge.prompt)}</div>'
                 f'<div class="candela-target">target: {inline_html(target)}</div>{going_on}'
             )
-            self.answer_input.placeholder = "a pipeline, e.g. .transpose()"
+            self.answer_input.placeholder = L.PIPELINE_HINT
 
     def _show_unit_note(self, step: L.Step) -> None:
         note = unit_note(self.state.unit, step)
@@ -468,6 +478,19 @@ def unit_note(unit: str, step: L.Step | None = None) -> str:
     if not note:
         return ""
     return f'<div class="candela-unit-note" role="note">{html.escape(note)}</div>'
+
+
+def lesson_problem(lesson: object, catalogue: list[L.Lesson] | None = None) -> str | None:
+    """Why ``lesson`` cannot be set from Python (one line naming it and the lessons), or None."""
+    if not isinstance(lesson, str):
+        return f"lesson cannot be {lesson!r:.60}: it is a lesson's id, e.g. 'transpose'"
+    if not lesson:
+        return None
+    known = [found.id for found in (catalogue if catalogue is not None else read_catalogue()[0])]
+    if lesson in known:
+        return None
+    shown = repr(lesson if len(lesson) <= 60 else lesson[:59] + "…")
+    return f"lesson cannot be {shown}: it is one of {', '.join(repr(k) for k in known)}"
 
 
 def catalogue_stamp() -> tuple:

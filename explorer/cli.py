@@ -205,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         "behind a proxy; repeatable. The addresses the server is reached at are always allowed",
     )
     parser.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="every request comes through a reverse proxy on this machine or network that "
+        "sets X-Real-IP (docs/classroom.md): count each student's pages by that address. "
+        "Without it a proxy's requests all come from one address",
+    )
+    parser.add_argument(
         "--num-procs",
         metavar="N",
         type=_procs,
@@ -264,6 +271,20 @@ def build_parser() -> argparse.ArgumentParser:
         default="elements",
         help="with --export-lesson: strides, jumps and offsets in bytes of DTYPE "
         "(e.g. float32) instead of elements",
+    )
+    parser.add_argument(
+        "--class",
+        dest="lead_class",
+        action="store_true",
+        help="start a led class: print the teacher's link (secret; it drives) and the "
+        "students' short link (their pages follow the teacher's lesson and step)",
+    )
+    parser.add_argument(
+        "--class-store",
+        metavar="URL",
+        default=None,
+        help="keep led classes in Redis (redis://HOST:PORT/N), so several servers behind one "
+        "proxy serve one class and a server lost loses no answer (default: in this process)",
     )
     return parser
 
@@ -405,6 +426,9 @@ def server_kwargs(args: argparse.Namespace, port: int) -> dict:
         # Bokeh's allowlist cannot hold an IPv6 address: those are checked by the
         # explorer's own check of origins (explorer.patches.refuse_early).
         "websocket_origin": [origin for origin in origins if not origin.startswith("[")],
+        # The client's address from the proxy's X-Real-IP / X-Forwarded-For (Tornado's
+        # xheaders): each student's own page budget (explorer.connection_bounds).
+        "use_xheaders": args.behind_proxy,
         "num_procs": args.num_procs,
         "unused_session_lifetime_milliseconds": args.unused_session_lifetime,
         "check_unused_sessions_milliseconds": args.check_unused_sessions,
@@ -598,7 +622,8 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     task = task_id()
     if task is not None:
         _die_with_parent(parent)
-        if forks:
+        # A class kept in this process lives in its worker: never replaced under it.
+        if forks and not (args.lead_class and args.class_store is None):
             from .recycling import install as recycle_when_idle
 
             recycle_when_idle(server, RECYCLE_STATUS, expected_mb=args.ready * MB_PER_READY_PAGE)
@@ -612,6 +637,8 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
         print(f"Candela Explorer: {url}", flush=True)
         if others:
             print("  also at: " + "  ".join(others), flush=True)
+        for line in class_lines(args, url):
+            print(line, flush=True)
         workers = f" and its {args.num_procs or 'per-CPU'} workers" if several else ""
         print(f"Press Ctrl+C to stop the server{workers}.", flush=True)
         if not args.no_browser:
@@ -642,6 +669,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    from .patches import PlainError, setting
+
+    try:  # read once, before anything is built: a mistyped patch name stops the command
+        setting()
+    except PlainError as exc:
+        return fail(str(exc))
     for name in ("export", "shape", "ops", "unit"):
         if isinstance(getattr(args, name), list):  # argparse reads `--export=--` as []
             setattr(args, name, "--")
@@ -665,12 +698,78 @@ def _main(argv: list[str] | None) -> int:
         return export_lesson_main(*args.export_lesson, unit=args.unit)
     if args.export is not None:
         return export(args)
+    if args.lead_class or args.class_store is not None:
+        failed = open_class(args)
+        if failed is not None:
+            return failed
     try:
         port = resolve_port(args.address, args.port)
     except (OSError, ValueError, UnicodeError, OverflowError, IndexError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         return fail(f"cannot serve on {args.address}:{args.port}: {reason}")
     return serve(args, server_kwargs(args, port))
+
+
+def open_store(url: str | None):
+    """The class store ``--class-store`` names: ``None``/``""``/``memory`` for this process
+    (:class:`~explorer.class_store.MemoryStore`), ``redis://HOST:PORT/N`` for Redis
+    (:class:`~explorer.class_redis.RedisStore`, which needs the ``redis`` package);
+    :class:`~explorer.class_store.ClassError` for anything else."""
+    from .class_store import ClassError, MemoryStore, _shown
+
+    if url in (None, "", "memory"):
+        return MemoryStore()
+    if isinstance(url, str) and url.startswith(("redis://", "unix://")):
+        from .class_redis import RedisStore
+
+        return RedisStore(url)
+    raise ClassError(
+        f"class store {_shown(url, 60)} is not memory or a redis://HOST:PORT/N address"
+    )
+
+
+def open_class(args: argparse.Namespace) -> int | None:
+    """``--class`` / ``--class-store``: the store this process's pages use, and with
+    ``--class`` a new class in it (``args.class_code``, ``args.class_token``); or the exit
+    status of a one-line refusal."""
+    from .class_store import ClassError, set_current
+
+    try:
+        store = open_store(args.class_store)
+    except ClassError as exc:
+        return fail(f"argument --class-store: {exc}")
+    except ImportError:
+        return fail(
+            "argument --class-store: a Redis store needs the redis package "
+            "(pip install 'candela-explorer[class]')"
+        )
+    if args.class_store is None and args.num_procs != 1:
+        return fail(
+            "--class with --num-procs other than 1 needs --class-store redis://HOST:PORT/N: "
+            "a class kept in one process is not seen by the others"
+        )
+    try:
+        if args.lead_class:
+            args.class_code, args.class_token = store.create()
+    except Exception as exc:  # Redis out of reach: one line
+        return fail(f"cannot start the class in {store.description}: {exc}")
+    set_current(store)
+    return None
+
+
+def class_lines(args: argparse.Namespace, url: str) -> list[str]:
+    """What ``--class`` prints: the students' link and code, then the teacher's secret link."""
+    from .led_class import class_links
+
+    code = getattr(args, "class_code", None)
+    if code is None:
+        return []
+    base = url.split("?", 1)[0]
+    students, teacher = class_links(base, code, args.class_token)
+    return [
+        f"Class {code}: students open {students}  (code {code}, for the projector)",
+        f"  teacher's link, keep it secret: {teacher}",
+    ]
 
 
 def export(args: argparse.Namespace) -> int:

@@ -1012,8 +1012,17 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
     """
     frames = {k: v[:limit] for k, v in cols.frames.items()}
     size = len(cols.buffer["pos"])
+    value, pos = np.asarray(cols.buffer["value"]), np.asarray(cols.buffer["pos"])
+    if value.shape == pos.shape and not np.array_equal(value, pos):
+        # A copy's cells hold other cells' values in its own order (a packed copy's walk):
+        # neither labelled nor hovered until the answer.
+        value = np.array([str(v) if v == p else "" for v, p in zip(value.tolist(), pos.tolist())],
+                         dtype=object)  # fmt: skip
+    else:
+        value = cols.buffer["value"]
     buffer = {
         **cols.buffer,
+        "value": value,
         "reads": np.zeros(size, dtype=np.int8),
         "color": np.full(size, GREY_RGBA, dtype=np.uint32),
         "alpha": np.ones(size, dtype=np.float32),
@@ -1026,8 +1035,15 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
             "value_label": letters(n),
             "pos_label": [""] * n,
         }
+        # A cell whose value is not its position holds a copy of another's value: where
+        # it sits would say the copy's order (a packed copy's strides). Unlabelled.
+        values = [
+            v if v == p else "" for v, p in zip(cols.buffer_labels["value_label"],
+                                                cols.buffer_labels["pos_label"])
+        ]  # fmt: skip
         out.buffer_labels = {
             **cols.buffer_labels,
+            "value_label": values,
             "reads_label": [""] * size,
             "text_color": np.full(size, "#000000", dtype=object),
         }

@@ -14,6 +14,14 @@ the connection is closed, unread, with one log line, once a message:
 - declares more than :data:`MAX_BUFFERS` buffers, or
 - has sent more than :data:`MAX_BUFFER_BYTES` of buffers.
 
+Each connection also has a budget of messages and of the server's CPU time per second
+(:class:`RateBudget`, token buckets): a person clicking, typing and resizing as fast
+as a person can never meets it; a client flooding the server does. Past it, the
+connection's next messages wait (it is slowed: Tornado reads no more of its messages
+meanwhile, and other pages are served), and once it has been slowed for
+:data:`MAX_WAIT_S` without a pause that brought it back within the budget it is
+closed, with one log line.
+
 Each message is held until it is whole and then judged before Bokeh reads any of
 it: a message a page never sends, or a change no person can make on the page
 (:func:`explorer.page_changes.refusal`), is answered with a short ``ERROR`` and one
@@ -21,9 +29,19 @@ log line, and never reaches Bokeh. Every ``ERROR`` a page is sent, Bokeh's own
 included, says only the kind of failure: never the server's traceback (file paths,
 versions).
 
+Each address also has a budget of pages (:class:`PageBudget`): every page asked for is a
+session built for it (~50 ms of the server's CPU), and 300 asked for in a second from one
+client took the server 104 s to answer while a student's edits waited. Past the budget
+a page request is answered ``429 Too Many Requests`` with ``Retry-After`` at once, at no
+cost (Tornado's one access line for it is counted, not repeated,
+:mod:`explorer.client_logs`). The loopback address is the operator's own, or a proxy's
+on this machine that has not been named: behind a proxy, ``--behind-proxy`` makes each
+student's own address (the proxy's ``X-Real-IP``) the one counted.
+
 This is the explorer's own, not a patch: on with every patch off. Each served app's
 ``/ws`` route is given :class:`BoundedWSHandler`, a subclass of Panel's WebSocket handler
-that overrides Tornado's public ``on_message``, through Tornado's public
+that overrides Tornado's public ``on_message``, and each page route a subclass of its own
+handler whose ``get`` first asks the address's budget, through Tornado's public
 ``Application.add_handlers`` (its rules come before the application's own). Bokeh's
 server exposes its Tornado application only as ``server._tornado``: the one private
 name read here; without it :func:`bound_connections` raises, and nothing serves.
@@ -31,8 +49,14 @@ name read here; without it :func:`bound_connections` raises, and nothing serves.
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 import logging
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from panel.io.server import WSHandler
@@ -42,6 +66,10 @@ __all__ = [
     "MAX_BUFFER_BYTES",
     "BoundedWSHandler",
     "FrameBudget",
+    "BUDGETS",
+    "PAGES",
+    "PageBudget",
+    "RateBudget",
     "bound_connections",
 ]
 
@@ -53,6 +81,127 @@ MAX_BUFFERS = 8
 MAX_BUFFER_BYTES = 1 << 20
 #: The WebSocket close code: "message too big" (RFC 6455).
 CLOSE_CODE = 1009
+#: The WebSocket close code: "policy violation" (RFC 6455), for a flood.
+FLOOD_CODE = 1008
+
+#: Each budget of a connection: (sustained amount a second, amount at once). ``messages``:
+#: a page sends one per edit, click, resize or key. ``cpu``: the server's CPU seconds its
+#: messages cost (an edit 7-75 ms, a new shape ~300 ms); a quarter of a core, so that
+#: one connection cannot take more than its share from the class. ``pulls``: whole
+#: documents asked for (~50 ms each at 64x64); a page asks once, when it opens.
+BUDGETS = {
+    "messages": (20.0, 200.0),
+    "cpu": (0.25, 5.0),
+    "pulls": (0.1, 2.0),
+}
+MESSAGES_PER_S, MESSAGE_BURST = BUDGETS["messages"]
+CPU_PER_S, CPU_BURST = BUDGETS["cpu"]
+#: The longest a connection is slowed, without a pause, before it is closed instead.
+MAX_WAIT_S = 10.0
+
+
+class RateBudget:
+    """Token buckets of one connection (:data:`BUDGETS`): its messages, the CPU time they
+    cost, and the whole documents it asks for.
+
+    :meth:`admit` says how long the connection's next message waits for the buckets to
+    refill (0 while within the budget), or None once it has been slowed for
+    :data:`MAX_WAIT_S` in all since a pause last refilled half of every bucket: then it
+    is closed. :meth:`charge` takes one message, the CPU seconds it cost and whether it
+    asked for the whole document.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.at = clock()
+        self.left = {name: burst for name, (_, burst) in BUDGETS.items()}
+        self.slowed = 0.0
+
+    def _refill(self) -> None:
+        now = self.clock()
+        passed, self.at = max(now - self.at, 0.0), now
+        for name, (rate, burst) in BUDGETS.items():
+            self.left[name] = min(burst, self.left[name] + passed * rate)
+
+    def charge(self, cpu_s: float = 0.0, pull: bool = False) -> None:
+        self._refill()
+        self.left["messages"] -= 1.0
+        self.left["cpu"] -= max(cpu_s, 0.0)
+        if pull:
+            self.left["pulls"] -= 1.0
+
+    def wait(self) -> float:
+        self._refill()
+        return max([0.0] + [-self.left[name] / rate for name, (rate, _) in BUDGETS.items()])
+
+    def admit(self) -> float | None:
+        wait = self.wait()
+        if wait <= 0.0:
+            if all(self.left[name] >= burst / 2 for name, (_, burst) in BUDGETS.items()):
+                self.slowed = 0.0  # a pause long enough to refill half of each: forgiven
+            return 0.0
+        self.slowed += wait
+        return None if self.slowed > MAX_WAIT_S else wait
+
+
+#: The pages one address may ask for: (a second, at once). A class of 30 behind one school
+#: address opening the page together is well within it; a client asking for hundreds in a
+#: second is not.
+PAGES = (1.0, 60.0)
+#: The most addresses whose page budgets are kept (the longest unheard are forgotten).
+MAX_ADDRESSES = 4096
+#: What a page request past its address's budget is answered.
+PAGES_REFUSED = "Too many pages asked for from this address: try again in {wait} s.\n"
+
+
+class PageBudget:
+    """Token buckets of the pages each address asks for (:data:`PAGES`).
+
+    :meth:`admit` takes a page from ``address``'s bucket and returns 0, or returns the
+    seconds until it holds one again (the request is refused; nothing is taken). The
+    loopback address is not counted (see the module's text)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def admit(self, address: str) -> float:
+        if _loopback(address):
+            return 0.0
+        rate, burst = PAGES
+        now = self.clock()
+        left, at = self.buckets.pop(address, (burst, now))
+        left = min(burst, left + max(now - at, 0.0) * rate)
+        wait = 0.0 if left >= 1.0 else (1.0 - left) / rate
+        self.buckets[address] = (left - 1.0 if wait == 0.0 else left, now)
+        while len(self.buckets) > MAX_ADDRESSES:
+            self.buckets.popitem(last=False)
+        return wait
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class _BoundedPages:
+    """Mixed before a server's page handler: a page request past its address's
+    :class:`PageBudget` (the application's ``candela_pages``) is answered 429 at once."""
+
+    async def get(self, *args: Any, **kwargs: Any) -> Any:
+        budget = getattr(self.application, "candela_pages", None)
+        wait = budget.admit(str(self.request.remote_ip)) if budget is not None else 0.0
+        if wait > 0.0:
+            seconds = max(1, math.ceil(wait))
+            self.set_status(429)
+            self.set_header("Retry-After", str(seconds))
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(PAGES_REFUSED.format(wait=seconds))
+            return None
+        return await super().get(*args, **kwargs)
 
 
 class FrameBudget:
@@ -121,11 +270,40 @@ class BoundedWSHandler(WSHandler):
         if budget.text_left != 3:
             return None  # the message is not whole yet: nothing of it reaches Bokeh
         frames, self.candela_held = self.candela_held, []
-        refused = self._refusal(frames)
-        if refused is not None:
-            return await self._refuse(frames, refused)
-        for frame in frames:
-            await super().on_message(frame)
+        rate = getattr(self, "candela_rate", None)
+        if rate is None:
+            rate = self.candela_rate = RateBudget()
+        wait = rate.admit()
+        if wait is None:
+            return self._close_flood()
+        if wait > 0:  # slowed: Tornado reads nothing more of this connection meanwhile
+            await asyncio.sleep(wait)
+            if self.ws_connection is None:  # closed while it waited
+                return None
+        started = time.thread_time()
+        try:
+            refused = self._refusal(frames)
+            if refused is not None:
+                return await self._refuse(frames, refused)
+            for frame in frames:
+                await super().on_message(frame)
+        finally:
+            rate.charge(time.thread_time() - started, pull=_is_pull(frames))
+        return None
+
+    def _close_flood(self) -> None:
+        if not getattr(self, "candela_closed", False):
+            self.candela_closed = True
+            log.warning(
+                "closed a WebSocket connection from %s: more than %g messages, %g s of the "
+                "server's CPU or %g documents a second, slowed for %g s",
+                str(self.request.remote_ip)[:60],
+                MESSAGES_PER_S,
+                CPU_PER_S,
+                BUDGETS["pulls"][0],
+                MAX_WAIT_S,
+            )
+            self.close(FLOOD_CODE, "too many messages")
         return None
 
     def _refusal(self, frames: list) -> str | None:
@@ -193,9 +371,20 @@ class BoundedWSHandler(WSHandler):
         return None
 
 
+def _is_pull(frames: list) -> bool:
+    try:
+        return json.loads(frames[0]).get("msgtype") == "PULL-DOC-REQ"
+    except (TypeError, ValueError, AttributeError, IndexError):
+        return False
+
+
 def bound_connections(server: Any) -> None:
     """Route every ``/ws`` of ``server`` (what :func:`panel.serve` returns) to
-    :class:`BoundedWSHandler`; once per server."""
+    :class:`BoundedWSHandler`, and every route that builds a session (the page, and
+    ``autoload.js`` for a page that embeds it) to its handler within a
+    :class:`PageBudget`; once per server."""
+    from bokeh.server.views.autoload_js_handler import AutoloadJsHandler
+    from bokeh.server.views.doc_handler import DocHandler as BokehDocHandler
     from bokeh.server.views.ws import WSHandler as BokehWSHandler
 
     app = getattr(server, "_tornado", None)
@@ -214,7 +403,16 @@ def bound_connections(server: Any) -> None:
         if isinstance(target, type) and issubclass(target, BokehWSHandler) and pattern:
             if not issubclass(target, BoundedWSHandler):
                 routes.append((pattern.pattern, BoundedWSHandler, dict(rule.target_kwargs)))
-    if not routes:
+        elif (
+            isinstance(target, type)
+            and issubclass(target, (BokehDocHandler, AutoloadJsHandler))  # each builds a session
+            and pattern
+        ):
+            if not issubclass(target, _BoundedPages):
+                bounded = type(f"Bounded{target.__name__}", (_BoundedPages, target), {})
+                routes.append((pattern.pattern, bounded, dict(rule.target_kwargs)))
+    if not any(handler is BoundedWSHandler for _, handler, _ in routes):
         raise RuntimeError("cannot bound what a WebSocket connection holds: no /ws route found")
+    app.candela_pages = PageBudget()
     app.add_handlers(r".*$", routes)
     app.candela_bounded = True

@@ -25,6 +25,11 @@ from .style import CSS
 
 #: The op chosen when the page opens.
 FIRST_OP = "transpose"
+#: What the pipeline box says where no Python is behind the page (an nbconvert export).
+NO_PYTHON_NOTE = (
+    "No Python behind this page: editing needs a running notebook or candela-explorer. "
+    "The walk and hover still work."
+)
 
 
 class Editor:
@@ -185,14 +190,16 @@ class Editor:
             same = False
         if not same:
             try:
-                self.state.shape = event.new
+                with self.state.typed():  # a bad shape is shown under the boxes
+                    self.state.shape = event.new
             except StateError as exc:  # a start tensor fixes the shape: say so, put it back
                 self.state.show_error(str(exc))
                 self.shape_input.value = self._shape_text()
 
     def _on_ops_input(self, event) -> None:
         if event.new != self.state.ops:
-            self.state.ops = event.new
+            with self.state.typed():  # a bad pipeline is shown under the boxes
+                self.state.ops = event.new
 
     def _show_state(self, *events) -> None:
         try:

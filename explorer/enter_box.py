@@ -1,48 +1,74 @@
-"""A text box the server hears from only when Enter (or leaving it) applies its text.
+"""A text box Python hears from only when Enter (or leaving it) applies its text.
 
-Panel's text box sends the server its text after every key (``value_input``) and,
-on Enter, an event of its own, each a message and a few milliseconds of the
-server's time: typing ``.transpose()`` and pressing Enter was 14 messages, more
-of the server's time than the edit itself, and a class of 30 typing at once
-queued them all. The explorer's boxes act on their ``value`` alone, which the box
-sends on Enter or when it loses the focus. An :class:`EnterBox` is Panel's
-``TextInput`` that
+Panel's ``TextInput`` sends its text after every key (``value_input``): in a
+notebook Panel's comm sends every change of a model's synced property, so each
+key was a kernel message, and an explorer shown in two outputs had each key
+copied into the other output's box, which sent it back (characters lost, stale
+text swapped for seconds). Served, each key was a message and a few
+milliseconds of the server's time. An :class:`EnterBox` is the explorer's own
+component (Panel's public ``JSComponent``, ``enter_box.mjs``): what is typed
+stays in the page's ``<input>``; Enter, or leaving the box with its text
+changed, sets ``value`` and then sends a small event, on which Panel handles the
+change outside Bokeh's document lock (so what it causes goes back as one message
+on Panel 1.10 too, see ``enter_box.mjs``). A ``value`` set from Python is shown
+in every output of the box.
 
-- keeps what is typed in the page (``patches/enter_box.mjs``, by :data:`ENTER_BOX_CLASS`;
-  its ``value_input`` is not kept up to date on the server);
-- does not ask for the Enter event when served: the page applies the text on Enter
-  itself, also where a notebook takes Enter's keydown (and the box's change event) for
-  its own. In a notebook it asks for it too: there a box can be typed into before the
-  page's rule has loaded;
-- is not counted as Panel's busy work (``pn.state.busy``, process-wide parameters
-  updated for every change from a page): the explorer shows no busy indicator.
+``disabled`` greys it out; ``note`` is what it says (as its tooltip) when
+disabled, e.g. why nothing can be typed there. Where no Python is behind the page (a
+notebook's output exported by nbconvert, or shown without its kernel: Panel found no
+comm to a kernel for it) every box is greyed out, and a box with an ``offline_note``
+shows it under itself, so a person sees why typing does nothing.
 """
 
 from __future__ import annotations
 
-import panel as pn
+from pathlib import Path
 
-from .quick import Quick
+import param
+from panel.custom import JSComponent
 
-#: The CSS class that keeps a box's typing in the page.
+#: The CSS class every box carries (tests and stylesheets find the boxes by it).
 ENTER_BOX_CLASS = "candela-enter-box"
 
+BOX_CSS = """
+:host { display: block; }
+label { display: flex; flex-direction: column; gap: 3px; margin: 0; }
+.candela-box-label { font-size: 13px; color: var(--candela-fg, #1a1a1a); white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; }
+input { font: inherit; font-size: 14px; height: 31px; width: 100%; box-sizing: border-box;
+  padding: 0 8px; border: 1px solid var(--candela-border, #999999); border-radius: 4px;
+  background: var(--candela-bg, #ffffff); color: var(--candela-fg, #1a1a1a); }
+input::placeholder { color: var(--candela-muted, #444444); font-style: italic; opacity: 0.8; }
+.candela-no-python-note { font-size: 13px; color: var(--candela-warn, #8a4b00); margin-top: 3px; }
+input:disabled { background: var(--candela-code-bg, #f3f3f3); color: var(--candela-fg, #1a1a1a);
+  cursor: not-allowed; }
+"""
 
-class EnterBox(Quick, pn.widgets.TextInput):
-    """Panel's ``TextInput``, heard from on Enter or leaving it (see the module)."""
 
-    _busy__ignore = ["value", "value_input"]
+class EnterBox(JSComponent):
+    """A labelled text box; its ``value`` changes on Enter or when it is left (see the module)."""
+
+    value = param.String(default="", allow_None=True, doc="The text applied (on Enter).")
+    label = param.String(default="", doc="The words above the box.")
+    placeholder = param.String(default="", doc="Shown in the empty box.")
+    disabled = param.Boolean(default=False, doc="Greyed out: nothing can be typed.")
+    note = param.String(default="", doc="Said (as a tooltip) while the box is disabled.")
+    offline_note = param.String(
+        default="",
+        doc="Shown under the box where no Python is behind the page (an nbconvert HTML "
+        "export of a notebook, a notebook viewed without its kernel): the box is greyed out.",
+    )
+
+    _esm = Path(__file__).with_name("enter_box.mjs")
+    #: Panel's 50 ms wait for more changes of a component is kept: the event the box sends
+    #: right after its ``value`` (``enter_box.mjs``) comes within it, and has Panel handle
+    #: the change at once, outside Bokeh's document lock (see there).
+    #: Nor is a box's change Panel's busy work (``pn.state.busy``, process-wide, updated
+    #: for every change from a page): the explorer shows no busy indicator.
+    _busy__ignore = ["value"]
+    _stylesheets = [BOX_CSS]
 
     def __init__(self, **params) -> None:
         params["css_classes"] = [*params.get("css_classes", []), ENTER_BOX_CLASS]
+        params.setdefault("margin", (5, 10))
         super().__init__(**params)
-
-    def _get_model(self, doc, root=None, parent=None, comm=None):
-        if comm is not None:
-            # A notebook takes Enter's keydown, so the box's change event does not come,
-            # and the page's Enter rule is loaded with the explorer's scripts, seconds
-            # after the boxes are drawn: until then Enter only works through the Enter
-            # event. One message more an Enter, in a notebook with one user.
-            return super()._get_model(doc, root, parent, comm)
-        # TextInput's own adds its Enter event to the model its base class builds.
-        return super(pn.widgets.TextInput, self)._get_model(doc, root, parent, comm)

@@ -152,15 +152,31 @@ def export_html(st, title: str = "Candela Explorer") -> str:
     resources = lean_resources(INLINE)  # no WebGL bundle: the figures draw on a canvas
     from .style import panel_page_template
 
-    save(
-        doc,
-        out,
-        title=title,
-        resources=resources,
-        template=panel_page_template(),
-        template_variables=page_icons(),
-    )
+    with set_curdoc(doc):
+        offline_resources()
+        save(
+            doc,
+            out,
+            title=title,
+            resources=resources,
+            template=panel_page_template(),
+            template_variables=page_icons(),
+        )
     return out.getvalue()
+
+
+def offline_resources() -> None:
+    """For the page being made (Panel's current document): no library is loaded on demand.
+
+    Panel 1.10 loads a component's libraries when it first draws (``lazy_resources``) and
+    tells the page which ones the inlined scripts already hold, by their CDN addresses;
+    switched off, as Panel advises for a page with no network, the page names no address.
+    Set for that document only (Panel keeps it per document), never for other sessions.
+    """
+    import panel as pn
+
+    if "lazy_resources" in pn.config.param:  # Panel 1.10 and newer
+        pn.config.lazy_resources = False
 
 
 def page_icons() -> dict:
@@ -324,11 +340,12 @@ def export_main(path: str, shape: str | None, ops: str | None) -> int:
     """``candela-explorer --export PATH [--shape S] [--ops O]``: write the page, or say why not."""
     import sys
 
-    from .state import DEFAULT_SHAPE, ExplorerState
+    from .state import DEFAULT_SHAPE, ExplorerState, StateError
 
-    ex = ExplorerState(shape=shape if shape is not None else DEFAULT_SHAPE, ops=ops or "")
-    if ex.error:  # never hand out a page of some other state than the one asked for
-        print(f"candela-explorer: cannot export: {ex.error}", file=sys.stderr)
+    try:  # never hand out a page of some other state than the one asked for
+        ex = ExplorerState(shape=shape if shape is not None else DEFAULT_SHAPE, ops=ops or "")
+    except StateError as exc:
+        print(f"candela-explorer: cannot export: {exc}", file=sys.stderr)
         return 2
     written = save_html(ex, path)
     print(f"wrote {written} ({written.stat().st_size:,} bytes): {layout_text(ex)}")

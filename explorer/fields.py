@@ -272,7 +272,8 @@ def headings_html(
     else:
         grid = "each cell shows its value and @ the buffer position it reads"
         buffer = f"{buffer_size} cells, {buffer_cols} per row; ×n: read n times"
-    copy = " — a new packed copy; positions index the copy" if copied else ""
+    # While a question waits the copy is not named: "packed" would say its strides.
+    copy = " — a new packed copy; positions index the copy" if copied and not waiting else ""
     return (
         '<div class="candela-heading">logical grid '
         f'<span class="candela-legend">shape {tuple(shape)}: {grid}</span></div>',

@@ -74,11 +74,24 @@ WINDOW_HEIGHT = 800
 AROUND_FIGURES = 330
 #: How much wider the speed slider is in presenter mode (its title is the same width).
 SPEED_GROWTH = 1.2
+#: The scrub slider's width in presenter mode (px): beside the step and play buttons.
+FRAME_PRESENTER_WIDTH = 240
+#: In presenter mode on a screen as short as a 1024x768 or 1280x800 projector, the speed
+#: slider gives its line to the figures (the walk plays at the speed last set, 3 frames/s
+#: unless changed; the buttons and the scrub slider stay).
+SHORT_SCREEN_HIDDEN = "@media (max-height: 820px) { :host { display: none !important; } }"
+#: Where the speed slider is shown (a screen taller than 820 px), the scrub slider's title
+#: starts clear of its value: "speed (frames/s): 3 frame: 0" read as one label.
+TALL_SCREEN_GAP = "@media (min-height: 821px) { :host { margin-left: 28px !important; } }"
 #: The largest cell in presenter mode (px): on a projector the cells grow to the room.
 PRESENTER_MAX_CELL = 150
 #: The smallest cell (px) that shows its value at the least font (labels.LEAST_FONT): a
 #: grid small enough to show its values keeps cells this large however short the window.
 LABELLED_CELL = 29
+#: The least cell (px) of a lesson's grid on a projector (presenter mode): a grid of up to
+#: 24 elements keeps cells this large, with their labels, on a 1024x768 screen where its
+#: width allows; the buffer lane takes the height left.
+LESSON_CELL = 40.5
 #: The share of its cell a cell's colour fills: the gap around it parts the cells, with no
 #: outline to stroke (a stroke per cell was a third of a repaint at 4,096 cells).
 CELL_FILL = 0.9
@@ -542,18 +555,27 @@ class Figures:
         sheet = [
             InlineStyleSheet(css=f".bk-btn, .bk-slider-title {{ font-size: max({px}px, 1.1vw); }}")
         ]
+        by_screen = {self.speed_slider: [SHORT_SCREEN_HIDDEN], self.frame_slider: [TALL_SCREEN_GAP]}
         for widget in (*self.buttons.values(), self.speed_slider, self.frame_slider):
             base = widget.tags[0] if widget.tags else widget.width
+            screen = by_screen.get(widget, []) if factor != 1 else []
             # The speed slider grows less: beside the buttons on a 1024 px projector, a
             # line fewer above the figures.
-            grow = min(factor, SPEED_GROWTH) if widget is self.speed_slider else factor
+            # The scrub slider narrower: beside the buttons on a 1024 px projector, a line
+            # fewer above the figures.
+            grow = {
+                self.speed_slider: min(factor, SPEED_GROWTH),
+                self.frame_slider: FRAME_PRESENTER_WIDTH / base,
+            }.get(widget, factor)
             widget.update(
                 tags=[base],
                 width=round(base * grow),
-                stylesheets=[self.themed, *(sheet if factor != 1 else [])],
+                stylesheets=[self.themed, *(sheet if factor != 1 else []), *screen],
             )
         self.odometer.update(
-            styles=_odometer_styles(px, grow=factor != 1), height=round(44 * factor)
+            # Two lines of its enlarged type, no more: room kept for the figures.
+            styles=_odometer_styles(px, grow=factor != 1),
+            height=44 if factor == 1 else round(38 * factor),
         )
 
     def _room(self) -> tuple[float, float, float]:
@@ -717,6 +739,15 @@ class Figures:
             for fig, n in (("logical", grid.width), ("buffer", cols.buffer_cols))
         }
         heights = split_height(tall, high, wide_cell)
+        if self.scale > 1 and cols.labels:
+            # On a projector the grid is the lesson's picture: its cells keep LESSON_CELL
+            # px (as its width allows) and their labels, the buffer taking what is left.
+            need = min(LESSON_CELL, wide_cell["logical"]) * high["logical"] + 8 * self.scale
+            # ... as long as the lane keeps cells that show their values.
+            keep = min(LABELLED_CELL, wide_cell["buffer"]) * high["buffer"] + 8 * self.scale
+            first = min(need, tall - keep)
+            if first > heights["logical"]:
+                heights = {"logical": first, "buffer": tall - first}
         if cols.labels and self.scale == 1:
             # Never shorter than their values need (a short window scrolls); on a
             # projector every figure is whole on the screen, its labels shrinking with
@@ -848,6 +879,12 @@ TRAVERSAL_CSS = """
 .bk-btn-primary:hover { background-color: #004a73; }
 .bk-btn-default, .bk-btn-default:hover, .bk-btn-default:focus, .bk-btn-default:active {
   background-color: var(--candela-button-bg, #f3f3f3); color: var(--candela-fg, #212529); }
+/* Disabled (a walk of one frame, a question waiting): Bokeh's own light grey under the
+   dark theme's light text was 1.04:1; the theme's colours at Bokeh's 0.65 opacity keep 5:1. */
+.bk-btn-default[disabled], .bk-btn-default[disabled]:hover, .bk-btn-default[disabled]:focus,
+.bk-btn-default[disabled]:active {
+  background-color: var(--candela-button-bg, #f3f3f3); border-color: var(--candela-border, #999999);
+  color: var(--candela-fg, #212529); }
 """
 
 

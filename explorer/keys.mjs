@@ -10,8 +10,7 @@
 // message, since the lesson lives there. Nothing fires while the student types in
 // a text box, picks from a list or drags a slider, or with Ctrl, Alt or Meta held.
 // The server starts the reveal by raising `play_count`. Drawn, it also installs the
-// figures' painting rules (patches/steady.mjs and cells.mjs), the boxes' typing rule
-// (enter_box.mjs) and, on a served page, the URL kept in the page (keep_href.mjs), the
+// figures' painting rules (patches/steady.mjs and cells.mjs) and, on a served page, the URL kept in the page (keep_href.mjs), the
 // first parts of its module. A page whose server went away says so
 // and offers to reconnect. typing_keys.mjs, put before this file, tells typing from keys.
 
@@ -86,13 +85,12 @@ function watchConnection(doc) {
 }
 
 export function render({model, view}) {
-  // From steady.mjs, cells.mjs, enter_box.mjs, notebook_comm.mjs, keep_href.mjs and
+  // From steady.mjs, cells.mjs, notebook_comm.mjs, keep_href.mjs and
   // release_listeners.mjs (explorer/patches/), which come first in this module; a patch
   // that is off is an empty function there (keepHref then returns nothing: Panel's
   // Location is left alone).
   steady(globalThis.Bokeh)
   cells(globalThis.Bokeh)
-  enterBox(globalThis.Bokeh)
   notebookComm(globalThis.Bokeh)
   releaseListeners(globalThis.Bokeh)
   const keepHrefInPage = keepHref(globalThis.Bokeh) ?? (() => {})

@@ -12,9 +12,11 @@ drawn the component (and the notebook output around it).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import panel as pn
 import param
 from panel.custom import JSComponent
 
@@ -67,6 +69,14 @@ class Keys(JSComponent):
         self.on_room: Callable[..., None] | None = None
 
     def _handle_msg(self, msg: Any) -> None:
+        # Panel hands a component's message over without the document's lock; a page's
+        # first messages (shown, room) come before Panel counts the page loaded, when
+        # changing its models there fails on Panel 1.10 (Bokeh: "_pending_writes should
+        # be non-None"). Panel's execute runs it now where that is safe, else on the
+        # server's next tick with the lock.
+        pn.state.execute(partial(self._dispatch, msg))
+
+    def _dispatch(self, msg: Any) -> None:
         if not isinstance(msg, dict):
             return
         key, search, room = msg.get("key"), msg.get("search"), msg.get("room")

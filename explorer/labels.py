@@ -179,6 +179,9 @@ def _in_bytes(labels, unit_bytes: int) -> list[str]:
     out = []
     for label in labels:
         at = label.startswith("@")
+        if not label[1 if at else 0 :]:  # withheld while a question waits: no number
+            out.append(label)
+            continue
         number = int(label[1:] if at else label) * unit_bytes
         out.append(f"@{number}" if at else str(number))
     return out

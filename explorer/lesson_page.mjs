@@ -2,8 +2,10 @@
 //
 // Every step of the lesson is precomputed in `args.store.tags[0]` (JSON): its text,
 // its drawing (the column data of the grid, the buffer and the walk, the figures'
-// sizes, the fields) and its question with the expected answer and the messages
-// to show. Showing a step swaps its data into the page's one set of figures;
+// sizes, the fields) and its question. A step that asks holds in the clear only what
+// it shows while it waits: its verdicts, its reveal and its answered drawing are
+// sealed (lesson_page.seal_steps), opened by the right answer (its salted hash is
+// checked here, and the same key material unwraps the seal) or by "show me". Showing a step swaps its data into the page's one set of figures;
 // traverse.mjs then walks it as in the live explorer. A typed answer is read the
 // way explorer.lessons.parse_typed reads it, never evaluated. One callback serves
 // the page: the document's "ready" (installs the keys, shows step 1) and every
@@ -31,9 +33,125 @@ function stateOf(args) {
         }
       }
     }
-    store.__lesson = {data, i: 0, done: false, last: null}
+    store.__lesson = {data, i: 0, done: false, last: null, of}
   }
   return store.__lesson
+}
+
+// --------------------------------------------------------------------------- sealing
+
+// SHA-256 of bytes (FIPS 180-4), synchronous and in plain JavaScript: the page must work
+// from a file or any web host, where crypto.subtle (secure contexts only) may be absent.
+const K256 = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+])
+
+export function sha256(bytes) {
+  const n = bytes.length
+  const padded = new Uint8Array(((n + 9 + 63) >> 6) << 6)
+  padded.set(bytes)
+  padded[n] = 0x80
+  const view = new DataView(padded.buffer)
+  view.setUint32(padded.length - 8, Math.floor(n / 0x20000000))
+  view.setUint32(padded.length - 4, (n << 3) >>> 0)
+  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19])
+  const w = new Uint32Array(64)
+  const rot = (x, r) => (x >>> r) | (x << (32 - r))
+  for (let off = 0; off < padded.length; off += 64) {
+    for (let t = 0; t < 16; t++) w[t] = view.getUint32(off + 4 * t)
+    for (let t = 16; t < 64; t++) {
+      const a = w[t - 15], b = w[t - 2]
+      w[t] = w[t - 16] + (rot(a, 7) ^ rot(a, 18) ^ (a >>> 3)) + w[t - 7] +
+        (rot(b, 17) ^ rot(b, 19) ^ (b >>> 10))
+    }
+    let [a, b, c, d, e, f, g, k] = h
+    for (let t = 0; t < 64; t++) {
+      const t1 = k + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + K256[t] + w[t]
+      const t2 = (rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))
+      k = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k
+  }
+  const out = new Uint8Array(32)
+  const outView = new DataView(out.buffer)
+  for (let t = 0; t < 8; t++) outView.setUint32(4 * t, h[t])
+  return out
+}
+
+const utf8 = (text) => new TextEncoder().encode(text)
+const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+const fromHex = (hex) => new Uint8Array(hex.match(/../g).map((b) => parseInt(b, 16)))
+const xor = (a, b) => a.map((v, k) => v ^ b[k])
+
+function concat(...parts) {
+  const all = parts.map((p) => (typeof p === "string" ? utf8(p) : p))
+  const out = new Uint8Array(all.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of all) { out.set(p, at); at += p.length }
+  return out
+}
+
+// lesson_page._open_json: check the tag, XOR with SHA-256 in counter mode, inflate (zlib)
+// and parse; a promise of null if the key is wrong.
+async function openJson(sealed, key) {
+  const nonce = fromHex(sealed.nonce)
+  const cipher = Uint8Array.from(atob(sealed.data), (c) => c.charCodeAt(0))
+  if (hexOf(sha256(concat(key, "tag", nonce, cipher))) !== sealed.tag) return null
+  const out = new Uint8Array(cipher.length)
+  const block = new Uint8Array(key.length + nonce.length + 4)
+  block.set(key)
+  block.set(nonce, key.length)
+  const counter = new DataView(block.buffer, key.length + nonce.length)
+  for (let j = 0; 32 * j < cipher.length; j++) {
+    counter.setUint32(0, j)
+    const stream = sha256(block)
+    for (let k = 0; k < 32 && 32 * j + k < cipher.length; k++) out[32 * j + k] = cipher[32 * j + k] ^ stream[k]
+  }
+  const inflated = new Blob([out]).stream().pipeThrough(new DecompressionStream("deflate"))
+  return JSON.parse(await new Response(inflated).text())
+}
+
+// The key material of a typed answer (canonical text) to step i: lesson_page._answer_key.
+const answerKey = (st, i, canon) => sha256(utf8(`candela-lesson\x00${st.data.salt}\x00${i}\x00${canon}`))
+const partHash = (st, i, k, v) => hexOf(sha256(utf8(`candela-part\x00${st.data.salt}\x00${i}\x00${k}\x00${v}`))).slice(0, 16)
+const canonText = (value) => (Array.isArray(value) ? value.join(",") : value)
+
+// A step's secret, opened by a typed answer (its canonical value) or by "show me" (null):
+// its verdicts, its reveal, its answered drawing. A promise; of null for a wrong answer.
+async function unseal(st, i, value) {
+  const step = st.data.steps[i]
+  if (step.sealed == null) return null
+  let key = null
+  if (value === null) {
+    key = xor(fromHex(step.sealed.show), sha256(utf8(`candela-show\x00${st.data.salt}\x00${i}`)))
+  } else {
+    const material = answerKey(st, i, canonText(value))
+    const check = hexOf(sha256(concat("check", material)))
+    const found = (step.question?.checks ?? []).find((c) => c.hash === check)
+    if (found === undefined) return null
+    key = xor(fromHex(found.wrap), sha256(concat("key", material)))
+  }
+  const secret = await openJson(step.sealed, key)
+  if (secret === null) return null
+  for (const name of ["drawing", "challenge_drawing"]) {
+    const ref = secret[name]
+    if (ref?.sealed == null) continue
+    const drawing = await openJson(st.data.drawings[ref.sealed], fromHex(ref.key))
+    // A source a clear drawing holds: {same: [step, key, name]}.
+    for (const [source, data] of Object.entries(drawing.sources ?? {})) {
+      if (data?.same != null) drawing.sources[source] = st.of(data.same).sources[data.same[2]]
+    }
+    secret[name] = drawing
+  }
+  return secret
 }
 
 // --------------------------------------------------------------------------- answers
@@ -104,16 +222,15 @@ function formatAnswer(kind, value) {
   return value.length === 1 ? `(${value[0]},)` : `(${value.join(", ")})`
 }
 
-function same(a, b) {
-  return Array.isArray(a) ? a.length === b.length && a.every((v, k) => v === b[k]) : a === b
-}
 
 // The hint for a wrong answer: the one lessons.hint gives for that value, else the method.
-function hintFor(q, given) {
+// A tuple's entries are compared as salted hashes (q.parts, q.count), never in the clear.
+function hintFor(st, q, given) {
   let key = null
+  const i = st.i
   if (q.kind === "int" || q.kind === "bool") key = given
-  else if (given.length !== q.expected.length) key = `len:${given.length}`
-  else key = "off:" + q.expected.map((v, k) => (v === given[k] ? null : k)).filter((k) => k !== null).join(",")
+  else if (partHash(st, i, "n", given.length) !== q.count) key = `len:${given.length}`
+  else key = "off:" + given.map((v, k) => (partHash(st, i, k, v) === q.parts[k] ? null : k)).filter((k) => k !== null).join(",")
   return Object.prototype.hasOwnProperty.call(q.hints, key) ? q.hints[key] : q.method
 }
 
@@ -264,10 +381,10 @@ function verdictHtml(kind, message, worked) {
 }
 
 // After a right answer or "show me": the reveal, the fields, every label, and play.
-function reveal(args, st, step, drawing) {
+function reveal(args, st, step, drawing, text) {
   st.done = true
   args.show_me.visible = false
-  if (step.reveal) args.reveal.setv({text: step.reveal, visible: true})
+  if (text) args.reveal.setv({text, visible: true})
   if (drawing === step.drawing && step.withheld == null) {
     conceal(args, drawing, false)
     if (String(args.play.label).includes("play")) press(args.play)
@@ -291,23 +408,42 @@ function check(args, st, enter) {
     args.verdict.text = verdictHtml("unread", read.error, "")
     return
   }
-  // Every answer taken (in a byte unit, a stride in bytes or in elements).
-  if ((q.accepted ?? [q.expected]).some((value) => same(read.value, value))) {
-    args.verdict.text = verdictHtml("right", q.right, q.right_worked)
-    if (!st.done) reveal(args, st, step, step.drawing)
-    return
-  }
-  const advice = hintFor(q, read.value)
-  args.verdict.text = verdictHtml("wrong", `Not quite: you said ${formatAnswer(q.kind, read.value)}. ${advice}`, "")
+  // Every answer taken (in a byte unit, a stride in bytes or in elements) opens the seal.
+  const i = st.i
+  unseal(st, i, read.value).then((secret) => {
+    if (st.i !== i || st.last !== typed) return // moved on meanwhile
+    if (secret !== null) {
+      args.verdict.text = verdictHtml("right", secret.right, secret.right_worked)
+      if (!st.done) reveal(args, st, step, secret.drawing, secret.reveal)
+    } else {
+      wrong(args, st, q, read.value)
+    }
+  })
+}
+
+function wrong(args, st, q, value) {
+  const advice = hintFor(st, q, value)
+  args.verdict.text = verdictHtml("wrong", `Not quite: you said ${formatAnswer(q.kind, value)}. ${advice}`, "")
   args.show_me.visible = !st.done
 }
 
 function showMe(args, st) {
   const step = st.data.steps[st.i]
-  const shown = step.question ?? step.challenge
-  if (shown === null) return
-  args.verdict.text = verdictHtml("shown", shown.shown, shown.shown_worked)
-  reveal(args, st, step, step.challenge !== null ? step.challenge.drawing : step.drawing)
+  if (step.question === null && step.challenge === null) return
+  const i = st.i
+  unseal(st, i, null).then((secret) => {
+    if (secret !== null && st.i === i) shown(args, st, step, secret)
+  })
+}
+
+function shown(args, st, step, secret) {
+  if (step.challenge !== null) {
+    args.verdict.text = verdictHtml("shown", secret.challenge_shown, secret.challenge_shown_worked)
+    reveal(args, st, step, secret.challenge_drawing, secret.reveal)
+    return
+  }
+  args.verdict.text = verdictHtml("shown", secret.shown, secret.shown_worked)
+  reveal(args, st, step, secret.drawing, secret.reveal)
 }
 
 // --------------------------------------------------------------------------- keys

@@ -13,13 +13,15 @@ number of students. Nothing runs behind it:
 - a question is checked in the browser: ``lesson_page.mjs`` reads a typed
   answer the way :func:`explorer.lessons.parse_typed` does (whole numbers with
   any minus sign, ``(4, 3)`` / ``4,3`` / ``4 3``, True / False / yes / no) and
-  compares it with :func:`~explorer.lessons.expected_answer`. The messages
-  (right, wrong with a hint, "show me") are the ones :func:`~explorer.lessons.grade`
-  and :func:`~explorer.lessons.show_me` give, computed here: a wrong answer's
-  hint comes from :func:`~explorer.lessons.hint` for the values whose hint says
-  something about them, else the hint's method alone. No visible text holds the
-  answer before it is given or shown (the page's data does, as any offline
-  checker must);
+  compares its salted hash with those of :func:`~explorer.lessons.expected_answer`
+  (and every accepted form). The messages (right, wrong with a hint, "show me")
+  are the ones :func:`~explorer.lessons.grade` and :func:`~explorer.lessons.show_me`
+  give, computed here: a wrong answer's hint comes from :func:`~explorer.lessons.hint`
+  for the values whose hint says something about them, else the hint's method alone;
+- the page's source holds no answer and no reveal in the clear (:func:`seal_steps`):
+  a step's verdicts, reveal and answered drawing are sealed, opened by the right
+  answer or by "show me" (whose key the page holds, not in the clear). That stops a
+  student reading view-source, not one who runs the page's code (docs/classroom.md);
 - a challenge asks for a pipeline, which only the Python parser may read, so
   the page offers "show me" (the reference solution, drawn) and says that
   checking a typed pipeline needs the live explorer.
@@ -369,15 +371,217 @@ def _lesson_data(lesson: L.Lesson, unit: str) -> dict:
     }
 
 
-def _shared(steps: list[dict]) -> list[dict]:
+# --------------------------------------------------------------------------- sealing
+
+#: What a question step keeps sealed until it is answered right or shown: its verdicts,
+#: its reveal and its whole drawing (the fields, the walk, every label).
+_SEALED_QUESTION = ("expected", "accepted", "right", "right_worked", "shown", "shown_worked")
+
+
+def _sha(*parts: bytes | str) -> bytes:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8") if isinstance(part, str) else part)
+    return digest.digest()
+
+
+def _canon_text(value: Any) -> str:
+    # A canonical answer (_canon) as the one string both sides hash: "-7", "4,3", "true".
+    return ",".join(value) if isinstance(value, list) else value
+
+
+def _answer_key(salt: str, index: int, canon: str) -> bytes:
+    """The key material of one answer to step ``index``: what a typed answer must hash to."""
+    return _sha(f"candela-lesson\x00{salt}\x00{index}\x00{canon}")
+
+
+def _show_key(salt: str, index: int) -> bytes:
+    """What "show me" unlocks a step with: in the page for anyone who reads its code."""
+    return _sha(f"candela-show\x00{salt}\x00{index}")
+
+
+def _part(salt: str, index: int, k: Any, value: Any) -> str:
+    # One entry of a tuple answer (or its length, k = "n"), hashed: which entries are off.
+    return _sha(f"candela-part\x00{salt}\x00{index}\x00{k}\x00{value}").hex()[:16]
+
+
+def _xor(data: bytes, key: bytes) -> bytes:
+    return bytes(a ^ b for a, b in zip(data, key))
+
+
+def _keystream(key: bytes, nonce: bytes, size: int) -> bytes:
+    # SHA-256 in counter mode: block j is SHA-256(key || nonce || j), j as 4 bytes.
+    blocks = [_sha(key, nonce, j.to_bytes(4, "big")) for j in range((size + 31) // 32)]
+    return b"".join(blocks)[:size]
+
+
+def _seal_bytes(plain: bytes, key: bytes) -> dict:
+    import base64
+
+    nonce = os.urandom(12)
+    stream = _keystream(key, nonce, len(plain))
+    # XOR as whole numbers: a byte at a time is slow for a 64x64 drawing.
+    cipher = (int.from_bytes(plain, "big") ^ int.from_bytes(stream, "big")).to_bytes(
+        len(plain), "big"
+    )
+    return {
+        "nonce": nonce.hex(),
+        "data": base64.b64encode(cipher).decode("ascii"),
+        "tag": _sha(key, b"tag", nonce, cipher).hex(),
+    }
+
+
+def _open_bytes(sealed: dict, key: bytes) -> bytes:
+    """:func:`_seal_bytes` undone (what ``lesson_page.mjs`` does); ``ValueError`` for a wrong
+    key."""
+    import base64
+
+    nonce, cipher = bytes.fromhex(sealed["nonce"]), base64.b64decode(sealed["data"])
+    if _sha(key, b"tag", nonce, cipher).hex() != sealed["tag"]:
+        raise ValueError("wrong key")
+    stream = _keystream(key, nonce, len(cipher))
+    return (int.from_bytes(cipher, "big") ^ int.from_bytes(stream, "big")).to_bytes(
+        len(cipher), "big"
+    )
+
+
+def _seal_json(text: str, key: bytes) -> dict:
+    # Compressed first (zlib, which the browser's DecompressionStream("deflate") reads):
+    # a sealed drawing does not compress, and a 64x64 one is half a megabyte.
+    import zlib
+
+    return _seal_bytes(zlib.compress(text.encode("utf-8"), 9), key)
+
+
+def _open_json(sealed: dict, key: bytes) -> Any:
+    import zlib
+
+    return json.loads(zlib.decompress(_open_bytes(sealed, key)))
+
+
+def seal_steps(steps: list[dict], salt: str) -> tuple[list[dict], list[dict]]:
+    """The steps as the page holds them: no answer and no reveal in the clear.
+
+    A step that asks (a question or a challenge) keeps, in the clear, only what it shows
+    while it waits. Everything else (the verdicts, the reveal, the drawing after the
+    answer, a challenge's solution) is one JSON sealed with a random key ``K``
+    (SHA-256 in counter mode, a SHA-256 tag over the ciphertext). ``K`` is stored once
+    for each accepted answer, XORed with a key derived from that answer and the page's
+    salt (so only the right answer opens it), beside the salted hash that checks the
+    answer; and once for "show me", XORed with a key derived from the salt alone. That
+    stops a student who reads the page's source; it cannot stop one who runs its code
+    (every answer is a small number, and "show me" must work offline): see
+    docs/classroom.md. Drawings repeated in the clear are sent once (:func:`_shared`);
+    each sealed drawing once too, with its own key, which the secrets that draw it
+    hold; a sealed drawing may refer to a clear one. Returns the steps and the sealed
+    drawings.
+    """
+    out = json.loads(json.dumps(steps))
+    secrets: dict[int, dict] = {}
+    for i, step in enumerate(out):
+        q, ch = step.get("question"), step.get("challenge")
+        if q is None and ch is None:
+            continue
+        secret = {"reveal": step.pop("reveal", "")}
+        if q is not None:  # (a challenge's start is drawn whole: its solution is sealed)
+            secret["drawing"] = step.pop("drawing")
+            for key in _SEALED_QUESTION:
+                secret[key] = q.pop(key)
+        else:
+            for key in ("shown", "shown_worked", "drawing"):
+                secret["challenge_" + key] = ch.pop(key)
+        secrets[i] = secret
+    seen = _shared_seen(out)
+    # Each sealed drawing once, with a key of its own that the secrets of the steps that
+    # draw it hold (steps about one layout draw one thing once answered).
+    drawings: dict[str, int] = {}
+    sealed_drawings: list[dict] = []
+    for secret in secrets.values():
+        for name in ("drawing", "challenge_drawing"):
+            if not secret.get(name):
+                continue
+            sources = secret[name].get("sources", {})
+            for source, data in sources.items():
+                text = json.dumps(data, sort_keys=True, default=str)
+                if len(seen.get(text, ())) == 3 and len(text) > 1000:  # a clear source
+                    sources[source] = {"same": seen[text]}
+            text = json.dumps(secret[name], separators=(",", ":"), sort_keys=True)
+            if text not in drawings:
+                drawings[text] = len(sealed_drawings)
+                dkey = os.urandom(32)
+                sealed_drawings.append({**_seal_json(text, dkey), "key": dkey})
+            at = drawings[text]
+            secret[name] = {"sealed": at, "key": sealed_drawings[at]["key"].hex()}
+    for i, secret in secrets.items():
+        key = os.urandom(32)
+        step = out[i]
+        sealed = _seal_json(json.dumps(secret, separators=(",", ":")), key)
+        sealed["show"] = _xor(key, _show_key(salt, i)).hex()
+        q = step.get("question")
+        if q is not None:
+            checks = []
+            for value in secret["accepted"]:
+                material = _answer_key(salt, i, _canon_text(value))
+                checks.append(
+                    {"hash": _sha(b"check", material).hex(),
+                     "wrap": _xor(key, _sha(b"key", material)).hex()}
+                )  # fmt: skip
+            q["checks"] = checks
+            expected = secret["expected"]
+            if isinstance(expected, list):
+                # Which entries of a tuple are off, without the tuple: each entry hashed,
+                # padded to the largest rank so the list's length says nothing.
+                parts = [_part(salt, i, k, v) for k, v in enumerate(expected)]
+                parts += [os.urandom(8).hex() for _ in range(L.MAX_RANK - len(parts))]
+                q["parts"] = parts
+                q["count"] = _part(salt, i, "n", len(expected))
+        step["sealed"] = sealed
+    for sealed in sealed_drawings:
+        del sealed["key"]
+    return out, sealed_drawings
+
+
+def open_step(
+    step: dict, salt: str, index: int, typed_canon: str | None = None, drawings=()
+) -> dict:
+    """A sealed step's secret, opened with an answer (canonical text) or by "show me"
+    (``None``), its drawings opened from ``drawings``; ``ValueError`` for a wrong answer.
+    For the tests: the page does this in ``lesson_page.mjs``."""
+    sealed = step["sealed"]
+    if typed_canon is None:
+        key = _xor(bytes.fromhex(sealed["show"]), _show_key(salt, index))
+    else:
+        material = _answer_key(salt, index, typed_canon)
+        check = _sha(b"check", material).hex()
+        match = [c for c in step["question"]["checks"] if c["hash"] == check]
+        if not match:
+            raise ValueError("not the answer")
+        key = _xor(bytes.fromhex(match[0]["wrap"]), _sha(b"key", material))
+    secret = _open_json(sealed, key)
+    for name in ("drawing", "challenge_drawing"):
+        ref = secret.get(name)
+        if ref and drawings:
+            secret[name] = _open_json(drawings[ref["sealed"]], bytes.fromhex(ref["key"]))
+    return secret
+
+
+def _shared_seen(steps: list[dict]) -> dict[str, list]:
+    seen: dict[str, list] = {}
+    _shared(steps, seen)
+    return seen
+
+
+def _shared(steps: list[dict], seen: dict[str, list] | None = None) -> list[dict]:
     """Each drawing that an earlier one repeats (steps of one state: a question, then the
     next about the same layout) replaced by ``{"same": [step, key]}``, and each large
     source by ``{"same": [step, key, name]}``: a 64×64 drawing is half a megabyte, and
     ``lesson_page.mjs`` puts the first back in its place."""
-    seen: dict[str, list] = {}
+    seen = {} if seen is None else seen
     for i, step in enumerate(steps):
         places = [(step, "drawing"), (step, "withheld")]
-        if step.get("challenge"):
+        if step.get("challenge") and "drawing" in step["challenge"]:
             places.append((step["challenge"], "drawing"))
         for owner, key in places:
             if key not in owner:
@@ -434,8 +638,11 @@ class _Page:
         data = lesson_page_data(lesson, unit)
         first = data["steps"][0]
         self.figures = f = Figures()
-        # Sent with each repeated drawing once (_shared); the data above stays whole.
-        sent = {**data, "steps": _shared(json.loads(json.dumps(data["steps"])))}
+        # Sealed (no answer, reveal or answered drawing in the clear), each repeated
+        # drawing sent once (seal_steps); the data above stays whole.
+        salt = os.urandom(16).hex()
+        steps, drawings = seal_steps(data["steps"], salt)
+        sent = {**data, "salt": salt, "steps": steps, "drawings": drawings}
         self.store = ColumnDataSource(
             {}, name="lesson-data", tags=[json.dumps(sent, separators=(",", ":"))]
         )
@@ -448,7 +655,7 @@ class _Page:
         self.text = _div(first["text"], "lesson-text", "candela-lesson-text", width=w)
         self.question = _div("", "lesson-question", width=w)
         self.answer = TextInput(
-            title="your answer (press Enter to check)", placeholder="e.g. -7 or (4, 3)",
+            title="your answer (press Enter to check)", placeholder=L.ANSWER_HINT,
             name="lesson-answer", css_classes=["candela-answer"], width=w - 90,
         )  # fmt: skip
         self.check = Button(label="check", name="lesson-check", button_type="primary",

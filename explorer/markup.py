@@ -70,9 +70,15 @@ def lesson_html(text: str) -> str:
 
     Links keep only ``http``, ``https`` or relative targets (any other stays
     text); a link to another site opens in a new tab with no opener. Text longer than :data:`MAX_CHARS` is cut.
+    A text is rendered once per process (a led class's 30 pages show the same step).
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    return _lesson_html(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _lesson_html(text: str) -> str:
     cut = len(text) > MAX_CHARS
     if cut:
         text = text[:MAX_CHARS]

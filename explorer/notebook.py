@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator
 
@@ -129,10 +130,22 @@ def ensure_extension() -> None:
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs
     shown = set(views or ())
+    from IPython.display import publish_display_data
+    from IPython.utils.capture import capture_output
+
     from .patches.load_once import loading_once
 
-    with inline_resources(), loading_once():  # the page runs the bundle once, however sent
-        pn.extension()
+    # Panel's extension displays its JavaScript and a model of its own; shown again here
+    # with their scripts inside a hidden element (hide_scripts), the same to a page
+    # that runs them, and no screenful of script text where a sanitizer shows them.
+    with capture_output(stdout=False, stderr=False) as captured:
+        with inline_resources(), loading_once():  # the page runs the bundle once, however sent
+            pn.extension()
+    for output in captured.outputs:
+        data = dict(output.data)
+        if isinstance(data.get("text/html"), str):
+            data["text/html"] = hide_scripts(data["text/html"])
+        publish_display_data(data, output.metadata, transient=output.transient)
     # Panel's extension displays outputs of its own (its browser_info model) in this
     # cell: forgotten with the cell's other outputs when it runs again.
     for ref in set(views or ()) - shown:
@@ -158,28 +171,68 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     return bundle
 
 
+#: Panel's scripts in an output's HTML, and what hides the still picture where they run.
+_SCRIPT = re.compile(r"<script\b.*?</script>|<style\b.*?</style>", re.S | re.I)
+#: Classes that hide an element in JupyterLab and nbconvert's lab template (Lumino's) and
+#: in the classic one: where a sanitizer keeps a script's text, it is hidden with them.
+HIDDEN_CLASSES = "lm-Widget lm-mod-hidden hidden"
+_HIDE_STILL = (
+    "<script>(function (s) { var still = s && s.parentElement && "
+    "s.parentElement.parentElement && s.parentElement.parentElement.querySelector("
+    "'.candela-still-html'); if (still) still.hidden = true })(document.currentScript)</script>"
+)
+
+
 def _add_still(explorer, bundle) -> None:
-    """A still SVG of the layout, for viewers that run no scripts (see :mod:`explorer.still`)."""
-    from .still import still_svg
+    """A still picture of the layout, for viewers that run no scripts (:mod:`explorer.still`).
+
+    ``image/svg+xml`` for viewers that show an output's picture; in the HTML, the same
+    in tables (:func:`explorer.still.still_html`) first, and Panel's scripts after it,
+    inside an element hidden by JupyterLab's and nbconvert's own classes: a sanitizer
+    that keeps a script's text as text (nbconvert's) keeps it hidden, and where scripts
+    run the live explorer draws and the tables are hidden.
+    """
+    from .still import still_html, still_svg
 
     try:
         data = bundle[0]
-        svg = still_svg(explorer.layout, [repr_text(explorer), *_still_lines(explorer)])
+        lines = [repr_text(explorer), *_still_lines(explorer)]
+        svg = still_svg(explorer.layout, lines)
+        other = explorer.compare_result if not explorer.concealed else None
+        second_lines = [f"B: {other.ops}", *_layout_lines(other.layout)] if other else []
+        tables = still_html(explorer.layout, lines, other.layout if other else None, second_lines)
     except Exception:  # the live explorer matters more than its picture
         return
     data["image/svg+xml"] = svg
     if isinstance(data.get("text/html"), str):
-        data["text/html"] += f"<noscript>{svg}</noscript>"
+        data["text/html"] = hide_scripts(data["text/html"], still=tables)
+
+
+def hide_scripts(page: str, still: str = "") -> str:
+    """Panel's output HTML ``page`` with its scripts and stylesheets moved into an element
+    hidden by JupyterLab's and nbconvert's own classes, after ``still`` (a still picture
+    in HTML, which the scripts hide where they run).
+
+    A script runs, and a stylesheet applies, wherever it sits in the page; a sanitizer
+    that keeps a script's text as text (nbconvert's) keeps it hidden with them.
+    """
+    hidden = "".join(_SCRIPT.findall(page))
+    shown = _SCRIPT.sub("", page)
+    hide = _HIDE_STILL if still else ""
+    return f'<div>{still}{shown}<div class="{HIDDEN_CLASSES}">{hidden}{hide}</div></div>'
+
+
+def _layout_lines(layout) -> list[str]:
+    return [
+        f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
+        f"offset {layout.offset}  len {layout.len}",
+    ]
 
 
 def _still_lines(explorer) -> list[str]:
     from .cost_view import totals_line
 
-    layout = explorer.layout
-    lines = [
-        f"shape {layout.shape}  stride {layout.stride}  adj_stride {layout.adj_stride}",
-        f"offset {layout.offset}  len {layout.len}",
-    ]
+    lines = _layout_lines(explorer.layout)
     if not explorer.concealed:  # (a waiting question's answer may be a cost)
         lines.append(totals_line(explorer))
     return lines

@@ -13,7 +13,8 @@ What a page may send, measured from the explorer's own pages in Chromium (every
 browser test, then a margin), each within the limits of the model it changes:
 
 - an input's value: a text box's (``value``, ``value_input``: text up to
-  :data:`MAX_TEXT` characters, or the box's own ``max_length``), a chooser's (one
+  :data:`MAX_TEXT` characters, or the box's own ``max_length``; the explorer's own
+  boxes' ``value``, :mod:`explorer.enter_box`), a chooser's (one
   of its options), a toggle's or check box's (true or false), a button group's
   (an index of its labels), a slider's (a number between its ends);
 - a button's ``label`` (the traversal's play button says play or pause) and a
@@ -155,10 +156,14 @@ def _value_check(model: Any, attr: str, new: Any) -> str | None:
         return None if ok else "not one of its tabs"
     if name == "Card" and attr == "collapsed":  # Panel's card, opened or closed
         return None if isinstance(new, bool) else "not true or false"
-    if isinstance(model, DataModel) and not attr.startswith("_"):
-        # The state of the explorer's own browser components (Panel's ESM data models,
-        # e.g. the keyboard's): plain, short values only.
-        return None if len(json.dumps(new)) <= MAX_EVENT_BYTES else "too long"
+    if isinstance(model, DataModel):
+        # The explorer's own browser components (Panel's ESM data models): a text box's
+        # value (explorer.enter_box) is typed on the page, as any text box's; the
+        # keyboard's inputs come as messages, each checked where it is read
+        # (explorer.keys). The page writes nothing else of theirs.
+        if name.rstrip("0123456789") == "EnterBox" and attr == "value":
+            return None if new is None else _text(new, MAX_TEXT)
+        return f"{name}.{attr} is set by the server, not by the page"
     return f"{name}.{attr} is not something a person changes on the page"
 
 

@@ -23,7 +23,8 @@ the benchmarks) starts from :func:`server_settings` and calls
   change to Bokeh's server and saved 7% of the bytes of a first load: less than
   a tenth, so served pages keep it. ``bokeh-tables`` is not used either, but
   Panel 1.9's own bundle needs it to load (its Tabulator imports Bokeh's table
-  module when ``panel.min.js`` runs). A notebook keeps them all.
+  module when ``panel.min.js`` runs); Panel 1.10's does not, and leaves it out
+  itself. A notebook keeps them all.
 - **No document validation per session**: Bokeh checks each new session's
   models for modelling mistakes (``BOKEH_VALIDATE_DOC``), which only ever logs,
   and costs each session walks over all its models: about a tenth of a

@@ -71,6 +71,23 @@ def _shown(value: object) -> str:
 class StateError(ValueError):
     """Input the explorer cannot show; the message says which input and why."""
 
+    def _render_traceback_(self) -> list[str]:
+        """How IPython shows it: the user's own line and the message, one line each.
+
+        The frames inside the explorer and param (the setter that checked the value)
+        say nothing to the person who typed ``ex.ops = ...``.
+        """
+        import traceback
+        from pathlib import Path
+
+        ours = (Path(__file__).parent, Path(param.__file__).parent)
+        lines = []
+        for frame in traceback.extract_tb(self.__traceback__):
+            where = Path(frame.filename)
+            if not any(where.is_relative_to(p) for p in ours) and frame.line:
+                lines = [f"----> {frame.lineno} {frame.line}"]  # the last one outside
+        return [*lines, f"{type(self).__name__}: {self}"]
+
 
 def parse_shape(value: object) -> tuple[int, ...]:
     """Read a shape from a tuple/list of ints, an int, or text like ``"3,4"``.
@@ -228,10 +245,38 @@ def evaluate(shape: object, ops: str, start=None) -> Result:
 DEFAULT_SHAPE = (3, 4)
 
 
-class _Shape(param.Parameter):
+class _FromPython:
+    """A parameter a Python user sets (``ex.ops = ...``): a bad value raises a one-line
+    :class:`StateError` (a ``ValueError``) naming it, before anything is set, so the
+    last good state stays on screen and in the parameter.
+
+    Typed input (a box on the page, the URL, a lesson's step) is not checked here: it
+    comes in :meth:`ExplorerState.typed`, and a bad value is shown as ``error`` on the
+    page (:meth:`ExplorerState._evaluate_now`). Whatever a change sets in turn (its
+    watchers) is the explorer's own doing and is not checked either.
+    """
+
+    def __set__(self, obj, val):
+        __tracebackhide__ = True  # IPython shows the user's line, not this one
+        if not isinstance(obj, ExplorerState):
+            super().__set__(obj, val)
+            return
+        if obj._typing == 0:
+            message = obj._why_not(self.name, val)
+            if message is not None:
+                raise StateError(message)
+        obj._typing += 1
+        try:
+            super().__set__(obj, val)
+        finally:
+            obj._typing -= 1
+
+
+class _Shape(_FromPython, param.Parameter):
     """``shape``: refused before it is set when the start tensor has another shape."""
 
     def __set__(self, obj, val):
+        __tracebackhide__ = True
         start = getattr(obj, "start", None) if isinstance(obj, param.Parameterized) else None
         if start is not None and not _same_shape(val, tuple(start.shape)):
             raise StateError(
@@ -242,10 +287,11 @@ class _Shape(param.Parameter):
         super().__set__(obj, val)
 
 
-class _Lesson(param.String):
+class _Lesson(_FromPython, param.String):
     """``lesson``: refused when the explorer starts from a given tensor."""
 
     def __set__(self, obj, val):
+        __tracebackhide__ = True
         if isinstance(obj, param.Parameterized) and val and getattr(obj, "start", None) is not None:
             raise StateError(
                 f"this explorer shows {obj.given}; a lesson starts from its own shapes. "
@@ -254,11 +300,16 @@ class _Lesson(param.String):
         super().__set__(obj, val)
 
 
+class _Pipeline(_FromPython, param.String):
+    """``ops`` and ``compare``: a pipeline that does not apply raises when set from Python."""
+
+
 class _Choice(param.Selector):
     """A choice of names (``unit``, ``theme``): another value raises a one-line
     ``ValueError`` naming it and the choices, before anything is set."""
 
     def __set__(self, obj, val):
+        __tracebackhide__ = True
         if val not in self.objects:
             choices = ", ".join(repr(o) for o in self.objects)
             shown = repr(_shown(val)) if isinstance(val, str) else _shown(val)
@@ -280,24 +331,38 @@ class ExplorerState(param.Parameterized):
     ``step`` and ``presenter`` say which lesson step is on show). Whenever an
     input changes, everything is worked out first — the pipeline evaluated and
     the columns to draw computed — and only then committed to ``result`` and
-    ``columns`` in one update, with ``error`` cleared. A bad input sets
-    ``error`` to a message and leaves ``result`` and ``columns`` at the last
-    good state, so whatever watches them always shows one state.
+    ``columns`` in one update, with ``error`` cleared. A bad input typed on the
+    page (:meth:`typed`: a box, the URL, a lesson) sets ``error`` to a message
+    and leaves ``result`` and ``columns`` at the last good state, so whatever
+    watches them always shows one state. Set from Python (``st.ops = ...``, or
+    the constructor), a bad value raises a one-line :class:`StateError` (a
+    ``ValueError``) naming it, and nothing changes.
 
     >>> st = ExplorerState(shape="3,4", ops=".transpose()")
     >>> st.shape, st.result.layout.adj_stride, st.error
     ((3, 4), (-7, 4), None)
-    >>> st.ops = ".transpose().view((12,))"
+    >>> st.ops = ".transpose().view((12,))"  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    explorer.state.StateError: ops '.transpose().view((12,))': step 2 `.view((12,))`: ...
+    >>> st.ops, st.result.ops, st.error
+    ('.transpose()', '.transpose()', None)
+    >>> with st.typed():
+    ...     st.ops = ".transpose().view((12,))"
     >>> st.result.ops, st.error.split(":")[0]
     ('.transpose()', 'step 2 `.view((12,))`')
     """
+
+    #: Above zero while a change comes from the page, or is made by another change:
+    #: then a bad value is shown as ``error``, not raised (see :class:`_FromPython`).
+    _typing = 0
 
     shape = _Shape(
         default=DEFAULT_SHAPE,
         doc="The starting tensor's shape, Tensor.arange(shape): a tuple of ints or text like 3,4;"
         " with a start tensor, its shape (another one raises).",
     )
-    ops = param.String(
+    ops = _Pipeline(
         default="",
         doc='The pipeline in method-chain syntax, e.g. ".transpose().slice(s[0:2, ::-1])".',
     )
@@ -317,7 +382,7 @@ class ExplorerState(param.Parameterized):
     concealed = param.Boolean(
         default=False, doc="A lesson question waits for its answer: hide what would give it away."
     )
-    compare = param.String(
+    compare = _Pipeline(
         default="",
         doc="A second pipeline over the same start tensor, drawn beside the first over one "
         'buffer (e.g. ".T"); "" for none.',
@@ -355,10 +420,12 @@ class ExplorerState(param.Parameterized):
     def __init__(
         self, given: str | None = None, given_itemsize: int | None = None, **params
     ) -> None:
+        __tracebackhide__ = True
         start = params.pop("start", None)
         later = {k: params.pop(k) for k in ("shape", "lesson") if k in params and start is not None}
         if start is not None:
             params["shape"] = tuple(start.shape)
+        self._typing = 1  # the values are checked together, once all are set
         super().__init__(start=start, **params)
         if given is not None:
             self.given = given
@@ -368,10 +435,64 @@ class ExplorerState(param.Parameterized):
         self.history: list[tuple[tuple[int, ...], str]] = []
         self._restoring: tuple | None = None
         self._evaluate()
-        if self.result is None:  # the given state was bad: the default under the message
-            message = self.error
-            self._commit(evaluate(DEFAULT_SHAPE, ""))
-            self.error = message
+        self._typing = 0
+        if self.result is None or self.error is not None:  # made from Python: say so, here
+            raise StateError(self._named(self.error or "cannot be shown"))
+
+    @contextlib.contextmanager
+    def typed(self):
+        """The context a change typed on the page is made in (a box, the URL, a lesson):
+        a bad value is shown as ``error``, with the last good state, and never raised.
+        Outside it (a Python user's ``ex.ops = ...``) a bad value raises."""
+        self._typing += 1
+        try:
+            yield
+        finally:
+            self._typing -= 1
+
+    def _named(self, message: str) -> str:
+        """``message`` (the page's, for the inputs as they are) naming the input it is about."""
+        if message.startswith("shape "):
+            return message
+        if message.startswith("compare: "):
+            return f"compare {_shown(self.compare)!r}: {message[len('compare: ') :]}"
+        return f"ops {_shown(self.ops)!r}: {message}"
+
+    def _why_not(self, name: str, val: object) -> str | None:
+        """Why ``name`` cannot be set to ``val`` from Python (one line), or None if it can."""
+        if self.result is None:  # still being made: the constructor checks all at once
+            return None
+        shown = repr(_shown(val)) if isinstance(val, str) else _shown(val)
+        try:
+            if name == "shape":
+                parse_shape(val)  # its own message names the shape
+                try:
+                    evaluate(val, self.ops, self.start)
+                except StateError as exc:
+                    return (
+                        f"shape {shown}: the pipeline {_shown(self.ops)!r} does not fit it: {exc}"
+                    )
+            elif name == "ops":
+                if not isinstance(val, str):
+                    return f"ops cannot be {shown}: a pipeline is text, e.g. '.T'"
+                evaluate(self.shape, val, self.start)
+            elif name == "compare":
+                if not isinstance(val, str):
+                    return f"compare cannot be {shown}: a pipeline is text, e.g. '.T'"
+                if val.strip():
+                    self._compare_result(val, self.result.states[0])
+            elif name == "lesson":
+                return self._lesson_problem(val)
+        except StateError as exc:
+            text = str(exc)
+            return text if text.startswith(f"{name} ") else f"{name} {shown}: {text}"
+        return None
+
+    def _lesson_problem(self, lesson: object) -> str | None:
+        """Why ``lesson`` is not a lesson id (a page with lessons knows them), or None."""
+        if not isinstance(lesson, str):
+            return f"lesson cannot be {_shown(lesson)}: it is a lesson's id, e.g. 'transpose'"
+        return None
 
     # ------------------------------------------------------------------ reading
 
@@ -430,13 +551,15 @@ class ExplorerState(param.Parameterized):
             return
         self._restoring = target
         try:
-            self.param.update(shape=target[0], ops=target[1])
+            with self.typed():
+                self.param.update(shape=target[0], ops=target[1])
         finally:
             self._restoring = None
 
     def reset(self) -> None:
         """Clear the pipeline (kept in the undo history)."""
-        self.ops = ""
+        with self.typed():
+            self.ops = ""
 
     def add_step(self, text: str) -> None:
         """Append one step's text (e.g. ``.narrow(0, 1, 2)``) to the pipeline on show.
@@ -444,10 +567,11 @@ class ExplorerState(param.Parameterized):
         After a bad edit the step goes onto the last good state, the one drawn,
         not onto the text that failed.
         """
-        if self.error is None:
-            self.ops = self.result.ops + text
-        else:
-            self.param.update(shape=self.result.shape, ops=self.result.ops + text)
+        with self.typed():  # the page's tool: a step that does not apply is shown, not raised
+            if self.error is None:
+                self.ops = self.result.ops + text
+            else:
+                self.param.update(shape=self.result.shape, ops=self.result.ops + text)
 
     def show_error(self, message: str | None) -> None:
         """Show a message from outside the inputs (a widget, the URL); the state stays."""
@@ -462,7 +586,7 @@ class ExplorerState(param.Parameterized):
         A bad compare pipeline sets ``error`` (naming it) and keeps the last good
         second view, as a bad first pipeline does.
         """
-        with self._batch():
+        with self._batch(), self.typed():
             self._evaluate_compare_now()
 
     def _evaluate_compare_now(self) -> None:
@@ -476,12 +600,7 @@ class ExplorerState(param.Parameterized):
         if old is not None and old.states[0] is start and old.ops == text:
             return
         try:
-            if len(start.buffer) > DETAIL_LIMIT:  # the shared lane draws every buffer cell
-                raise StateError(
-                    f"two views share a lane of every buffer cell, at most {DETAIL_LIMIT:,}; "
-                    f"this buffer has {len(start.buffer):,}"
-                )
-            result = evaluate(None, text, start)
+            result = self._compare_result(text, start)
         except StateError as exc:
             kept = old if old is not None and old.states[0] is start else None
             if kept is None and old is not None:
@@ -495,6 +614,16 @@ class ExplorerState(param.Parameterized):
             return
         self.param.update(compare_result=result, **({"error": None} if ours else {}))
 
+    @staticmethod
+    def _compare_result(text: str, start) -> Result:
+        """The second view's result for the pipeline ``text`` over ``start``, or StateError."""
+        if len(start.buffer) > DETAIL_LIMIT:  # the shared lane draws every buffer cell
+            raise StateError(
+                f"two views share a lane of every buffer cell, at most {DETAIL_LIMIT:,}; "
+                f"this buffer has {len(start.buffer):,}"
+            )
+        return evaluate(None, text, start)
+
     def watch_batched(self, handler: Callable[..., object], names: list[str]) -> None:
         """Run ``handler(*events)`` when any of ``names`` changes, in one :meth:`_batch`.
 
@@ -505,7 +634,7 @@ class ExplorerState(param.Parameterized):
         """
 
         def run(*events):
-            with self._batch():
+            with self._batch(), self.typed():  # what a change sets in turn is not checked
                 return handler(*events)
 
         self.param.watch(run, names)
@@ -520,7 +649,7 @@ class ExplorerState(param.Parameterized):
 
     @param.depends("shape", "ops", "start", watch=True)
     def _evaluate(self) -> None:
-        with self._batch():
+        with self._batch(), self.typed():
             self._evaluate_now()
 
     def _evaluate_now(self) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import math
 
-__all__ = ["still_svg"]
+__all__ = ["still_html", "still_svg"]
 
 CELL = 28
 #: Beyond this many cells a picture would be unreadable: only the fields are drawn.
@@ -76,3 +76,59 @@ def still_svg(layout, lines: list[str]) -> str:
         f'aria-label="Candela Explorer: {html.escape(lines[0] if lines else "")}">'
         f'<rect width="100%" height="100%" fill="#fff"/>{"".join(parts)}</svg>'
     )
+
+
+def _grid_text(positions: list[int], cols: int, width: int) -> str:
+    """Rows of ``cols`` positions, each right-aligned in ``width`` characters."""
+    return "\n".join(
+        "".join(f"{p:>{width}}" for p in positions[r : r + cols])
+        for r in range(0, len(positions), cols)
+    )
+
+
+def still_html(layout, lines: list[str], second=None, second_lines=()) -> str:
+    """The still picture in the HTML tags every sanitizer keeps (div, b, pre).
+
+    Where a notebook is shown with its HTML sanitized (opened untrusted, nbviewer,
+    ``nbconvert --HTMLExporter.sanitize_html=True``) no script runs and neither an SVG nor
+    an image is kept: this is what shows there, each view's grid as rows of the buffer
+    positions its cells read, the buffer as rows of positions marked with the views that
+    read them (A, B), and the fields. The live explorer hides it.
+    """
+
+    def read(lay):
+        count = math.prod(_grid_shape(tuple(lay.shape)))
+        return [int(p) for p in lay.positions()] if count <= MAX_CELLS else None
+
+    first = read(layout)
+    other = read(second) if second is not None else None
+    size = max([*(first or []), *(other or [])], default=-1) + 1
+    width = len(str(max(size - 1, 0))) + 3
+    blocks = []
+    if first is not None:
+        name = "A: " if second is not None else ""
+        blocks.append(
+            f"{name}logical grid {tuple(layout.shape)}: the buffer position each cell reads\n"
+            + _grid_text(first, _grid_shape(tuple(layout.shape))[1], width)
+        )
+    if other is not None:
+        blocks.append(
+            f"B: logical grid {tuple(second.shape)}\n"
+            + _grid_text(other, _grid_shape(tuple(second.shape))[1], width)
+        )
+    if first is not None and (second is None or other is not None) and size <= MAX_CELLS:
+        reads_a, reads_b = set(first), set(other or [])
+        if second is None:
+            marks = ["*" if p in reads_a else " " for p in range(size)]
+            key = "* read"
+        else:
+            marks = [("A" if p in reads_a else "") + ("B" if p in reads_b else "") or "-"
+                     for p in range(size)]  # fmt: skip
+            key = "read by A, B or both (AB); - by neither"
+        cells = [f"{p:>{width - 1}}{m:<2}" for p, m in enumerate(marks)]
+        rows = ["".join(cells[i : i + 16]) for i in range(0, len(cells), 16)]
+        blocks.append(f"memory buffer, {size} positions ({key})\n" + "\n".join(rows))
+    blocks.append("\n".join([*lines[1:], *second_lines]))
+    body = "\n\n".join(html.escape(b) for b in blocks)
+    title = html.escape(lines[0] if lines else "")
+    return f'<div class="candela-still-html"><div><b>{title}</b></div><pre>{body}</pre></div>'

@@ -367,17 +367,32 @@ class BokehClient:
             if header["msgtype"] == reply:
                 return answer
 
+    def _with_class(self, css_class: str) -> dict:
+        """The model with ``css_class`` in the document pulled, as its JSON."""
+        for model in _model_dicts(self.document):
+            if css_class in (model.get("attributes", {}).get("css_classes") or []):
+                return model
+        raise LookupError(f"no model with css class {css_class!r} in the document")
+
     def model_id(self, css_class: str) -> str:
-        """The id of the model with ``css_class`` in the document pulled."""
+        """The id of the model with ``css_class`` in the document pulled; for one of the
+        explorer's text boxes (an ESM component, :mod:`explorer.enter_box`) the id of its
+        data model, whose ``value`` the page sets."""
         if css_class not in self._ids:
-            for model in _model_dicts(self.document):
-                classes = model.get("attributes", {}).get("css_classes") or []
-                if css_class in classes:
-                    self._ids[css_class] = model["id"]
-                    break
-            else:
-                raise LookupError(f"no model with css class {css_class!r} in the document")
+            model = self._with_class(css_class)
+            attributes = model.get("attributes", {})
+            data = attributes.get("data")
+            boxed = "candela-enter-box" in attributes.get("css_classes") and isinstance(data, dict)
+            self._ids[css_class] = data["id"] if boxed else model["id"]
         return self._ids[css_class]
+
+    def value(self, css_class: str) -> Any:
+        """The ``value`` of the model with ``css_class`` in the document pulled."""
+        wanted = self.model_id(css_class)
+        for model in _model_dicts(self.document):
+            if model.get("id") == wanted:
+                return model.get("attributes", {}).get("value")
+        raise LookupError(css_class)
 
     def models(self) -> dict[str, str]:
         """Every model the document pulled defines, by id: its type name."""
@@ -420,15 +435,29 @@ class BokehClient:
             raise ConnectionError("the server closed the WebSocket")
         return frame
 
+    async def enter(self, css_class: str, text: str) -> None:
+        """Press Enter in the text box ``css_class`` holding ``text``, as the page's box does
+        (:mod:`explorer.enter_box`): its ``value``, then its event."""
+        box = self.model_id(css_class)
+        event = {"kind": "ModelChanged", "model": {"id": box}, "attr": "value", "new": text}
+        await self.send("PATCH-DOC", {"events": [event]})
+        # The event is the component's own, not its data model's.
+        entries = [["model", {"id": self._with_class(css_class)["id"]}], ["data", "applied"]]
+        data = {
+            "type": "event",
+            "name": "data_event",
+            "values": {"type": "map", "entries": entries},
+        }
+        applied = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": data}
+        await self.send("PATCH-DOC", {"events": [applied]})
+
     async def edit(self, ops: str) -> float:
         """Set the pipeline box; ms until the answer with new column data is in."""
         import asyncio
 
         await self.drain(0.1)  # what is left of the last edit's answer
-        box = self.model_id("candela-ops-input")
-        event = {"kind": "ModelChanged", "model": {"id": box}, "attr": "value", "new": ops}
         t0 = time.perf_counter()
-        await self.send("PATCH-DOC", {"events": [event]})
+        await self.enter("candela-ops-input", ops)
         while True:
             header, content = await asyncio.wait_for(self.read(), 60)
             kinds = {e.get("kind") for e in content.get("events", [])}

@@ -34,6 +34,8 @@ KINDS = {
 LINK = "#009E73"  # bluish green, as the hover's own frames
 #: The lane sits beside the first grid, in about half the figures' column.
 LANE_MAX_PX = 300
+#: The least lane cell (px at scale 1) before the lane wraps: its "A B" whole in it.
+LANE_CELL = 22
 #: The second view's column beside the first grid: its least width (its flex basis, which
 #: ``app.py`` gives it) and the gap between them; narrower than that, it wraps below.
 BESIDE_MIN_PX, GAP_PX = 240, 16
@@ -198,7 +200,7 @@ class CompareView:
             ),
             name="compare-lane-cells",
         )
-        lane.add_glyph(
+        self.lane_text = lane.add_glyph(
             self.lane_source,
             Text(
                 x=field("x"),
@@ -209,7 +211,7 @@ class CompareView:
                 text_font_size="11px",
                 text_color="#000000",
             ),
-        )
+        ).glyph
         # A model that holds one flag for the browser: do both views read one buffer?
         self.same_buffer = ColumnDataSource({}, tags=[True], name="compare-same-buffer")
         # The second grid's and the lane's rings and hovers are new, as their figures are;
@@ -241,9 +243,9 @@ class CompareView:
         """Draw the second view's grid and the lane for the two tensors."""
         self.second.set_scale(self.first.scale)  # enlarged with the first, on a projector
         self.second.render(second_cols, second_layout, unit)
-        data = alias_columns(first_tensor, second_tensor)
-        self._lane = data
-        self.fit_lane()
+        self._lane = alias_columns(first_tensor, second_tensor)
+        self.fit_lane(send=False)
+        data = self._lane
         self.lane_source.data = {k: data[k] for k in self.lane_source.data}
         same = second_tensor.buffer is first_tensor.buffer
         if self.same_buffer.tags != [same]:
@@ -252,19 +254,31 @@ class CompareView:
             if source.data["x"]:
                 source.data = {"x": [], "y": []}
 
-    def fit_lane(self) -> None:
+    def fit_lane(self, send: bool = True) -> None:
         """Size the lane's cells to the room its column has beside (or under) the first
-        grid: drawn again when the first grid or the page's room changes."""
+        grid: drawn again when the first grid or the page's room changes. A lane too long
+        for its room at LANE_CELL px wraps into more rows, so its "A B" stay legible."""
         data = self._lane
         if data is None:
             return
         size = len(data["pos"])
-        cols = C.buffer_width(size)
-        rows = -(min(data["y"]) if size else 0) + 1
         scale = self.first.scale
         room = lane_px(self.first.room[0], self.first.logical_figure.width or 0, scale)
+        fits = max(1, int((min(LANE_MAX_PX * scale, room) - 8) / (LANE_CELL * scale) - 0.2))
+        cols = max(1, min(C.buffer_width(size), fits))
+        pos = np.asarray(data["pos"])
+        x, y = (pos % cols).astype(float), -(pos // cols) * C.BUFFER_ROW_PITCH
+        if not (np.array_equal(x, data["x"]) and np.array_equal(y, data["y"])):
+            self._lane = data = {**data, "x": x, "y": y}
+            if send and len(self.lane_source.data["x"]) == size:
+                self.lane_source.data.update(x=x, y=y)
+        rows = -(min(data["y"]) if size else 0) + 1
         # enlarged as the grids are (presenter mode), within the room its column has
-        self._fit(self.lane_figure, cols, rows, 0.2, min(LANE_MAX_PX, room), scale, column_px=room)
+        cell = self._fit(self.lane_figure, cols, rows, 0.2, min(LANE_MAX_PX, room), scale,
+                         column_px=room)  # fmt: skip
+        font = f"{max(11, min(round(cell * 0.45), round(14 * scale)))}px"
+        if self.lane_text.text_font_size != font:
+            self.lane_text.text_font_size = font
 
 
 LANE_TOOLTIPS = [("position", "@pos"), ("reads by A", "@reads_a"), ("reads by B", "@reads_b")]

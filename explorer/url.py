@@ -185,6 +185,9 @@ class UrlSync:
         self.messages: list[str] = []
         self._following = False  # while the state follows the URL, the URL is not rewritten
         self.corrected = False
+        #: More of the query that the page keeps as it is (a led class's ``class=…``),
+        #: ``&key=value…``, after what :func:`query_for` writes.
+        self.keep = ""
         st.watch_batched(
             self.write,
             [
@@ -232,10 +235,11 @@ class UrlSync:
         try:
             # A lesson link names a step; its own shape and ops (if any) come after it.
             first = {k: updates.pop(k) for k in ("lesson", "step") if k in updates}
-            if first:
-                self.state.param.update(**first)
-            if updates:
-                self.state.param.update(**updates)
+            with self.state.typed():  # a bad value in a link is shown on the page
+                if first:
+                    self.state.param.update(**first)
+                if updates:
+                    self.state.param.update(**updates)
         finally:
             self._following = False
         if self.messages:
@@ -247,16 +251,23 @@ class UrlSync:
         if self.corrected:
             # The page fell back from something the URL says (a bad value, a step past
             # the lesson's end): the URL says what the page shows, not what it refused.
-            self.location.search = query_for(self.state, self.at_step())
+            self.location.search = self.query()
             return
         # The browser already shows this URL: record it without sending it back.
         with param.discard_events(self.location):
             self.location.search = search
 
+    def query(self) -> str:
+        """The query string the page's URL holds now: the state's, then :attr:`keep`."""
+        search = query_for(self.state, self.at_step())
+        if self.keep:
+            search += self.keep if search != "?" else self.keep[1:]
+        return search
+
     def write(self, *events) -> None:
         """Write the state into the URL (a new history entry when it changed)."""
         if self._following:
             return
-        search = query_for(self.state, self.at_step())
+        search = self.query()
         if self.location.search != search:
             self.location.search = search

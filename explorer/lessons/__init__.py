@@ -73,7 +73,11 @@ The package is pure: it imports neither Panel nor Bokeh. Its modules, one idea e
 - :mod:`explorer.lessons.challenges`: challenges (a pipeline that reaches a target);
 - :mod:`explorer.lessons.verify`: a whole lesson checked against candela;
 - :mod:`explorer.lessons.withholding`: what a waiting question withholds, per kind,
-  and what is drawn instead.
+  and what is drawn instead;
+- :mod:`explorer.lessons.lint`: the lesson linter (``python -m explorer.lessons.lint``):
+  a step whose text, picture, neighbour or hint gives its answer away while it waits.
+  It imports ``explorer.state`` and the page's drawing code (no Panel, no Bokeh), so
+  it is not imported here.
 
 Everything public is importable from ``explorer.lessons`` itself.
 """
@@ -116,7 +120,9 @@ from .files import (
     step_layout,
 )
 from .grading import (
+    ANSWER_HINT,
     IN_UNIT,
+    PIPELINE_HINT,
     accepted_answers,
     byte_unit,
     check_answer,
@@ -140,6 +146,8 @@ from .verify import (
 from .withholding import WITHHELD, Withheld, draws_before, grid_drawn, walk_limit
 
 __all__ = [
+    "ANSWER_HINT",
+    "PIPELINE_HINT",
     "ASKS",
     "COST_ASKS",
     "DTYPE_BYTES",

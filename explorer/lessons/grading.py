@@ -419,6 +419,13 @@ def check_answer(question: Question, layout: Layout | Tensor, typed_text: str) -
     return verdict.correct, verdict.message
 
 
+#: What the answer box says while empty: the forms it reads, with no number in it (an
+#: example such as "-7" or "(4, 3)" was the very answer of some questions).
+ANSWER_HINT = "a number or a tuple"
+#: The same for a challenge's box: an example pipeline could be its solution.
+PIPELINE_HINT = "a pipeline of steps"
+
+
 def parse_typed(question: Question, typed: str) -> Answer:
     """Read a typed answer without evaluating it: ``-7``, ``(4, 1)``, ``4 1``, ``yes``.
 
@@ -623,12 +630,15 @@ _METHODS: dict[str, Any] = {
         "The offset is the buffer position of the first element, "
         f"{_bracket((0,) * lay.rank)}: which cell does it read? Positions count from 0."
     ),
+    # While a shape or count waits, the grid drawn is the tensor *before* the last step.
     "len": lambda q, lay: (
-        "len counts the logical elements: the cells of the grid, the product of the shape."
+        "len counts the logical elements: the product of the shape. Work out the shape "
+        "the last step leaves, then multiply its sizes."
     ),
     "shape": lambda q, lay: (
-        "The shape is the size of each axis, outermost first: count the grid's rows and "
-        "columns (an axis of size 1 still counts)."
+        "The shape is the size of each axis, outermost first (an axis of size 1 still "
+        "counts). The grid drawn is the tensor before the last step: work out what that "
+        "step does to each of its sizes."
     ),
     "shape_as_3d": lambda q, lay: (
         "The last two axes are the rows and columns; multiply every axis above them into "
@@ -639,12 +649,13 @@ _METHODS: dict[str, Any] = {
         f"adj_stride to the position {walk_element(q.after)} reads."
     ),
     "read_count": lambda q, lay: (
-        f"Count the logical cells that read buffer position {q.position}: hover it in the "
-        "buffer lane. An axis with stride 0 reads the same cells again on every step."
+        f"Count the logical elements whose index lands on buffer position {q.position}: "
+        "offset plus index times stride. An axis with stride 0 reads the same cells again "
+        "on every step."
     ),
     "is_contiguous": lambda q, lay: (
-        "Follow the walk: is it one run, offset, offset+1, offset+2, ..., with no jump back, "
-        "no repeat and no gap?"
+        "Work out the walk from the strides: is it one run, offset, offset+1, offset+2, ..., "
+        "with no jump back, no repeat and no gap?"
     ),
     "flat_index": lambda q, lay: (
         "Start at the offset (where the first element sits) and add index times stride for "
@@ -656,7 +667,8 @@ _METHODS: dict[str, Any] = {
         "however often it is read."
     ),
     "unit_entries": lambda q, lay: (
-        f"Follow the walk: count 1 for its first element, then 1 more every time the next "
+        f"Go through the walk in order (from the strides): count 1 for its first element, "
+        f"then 1 more every time the next "
         f"element lies in another {_unit_words(q)[0]} than the one before (the same one "
         "entered again counts again)."
     ),

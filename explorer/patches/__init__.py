@@ -11,7 +11,9 @@ A patch is applied with :func:`apply` and is always optional:
 - ``CANDELA_PLAIN=1`` in the environment turns every patch off: the explorer then
   runs on its frameworks as they are (slower, never wrong); the command says so
   when it starts (:func:`plain`). ``CANDELA_PLAIN=name,name`` turns only the patches
-  named off (one log line each), to measure what each buys.
+  named off (one log line each), to measure what each buys. It is read once a
+  process (:func:`setting`); a name that is no patch is an error
+  (:class:`PlainError`; the command stops with one line naming it).
 - On a version of Panel, Bokeh (or whichever packages a patch names) other than
   those it was checked against, or when a framework name it replaces is missing,
   the patch leaves the framework alone and logs one line saying why
@@ -56,6 +58,8 @@ from pathlib import Path
 __all__ = [
     "MODULES",
     "Patch",
+    "Plain",
+    "PlainError",
     "applied",
     "announce_plain",
     "apply",
@@ -65,7 +69,9 @@ __all__ = [
     "left_off",
     "patches",
     "plain",
+    "read_plain",
     "register",
+    "setting",
     "skip_reason",
     "source_hash",
 ]
@@ -148,22 +154,60 @@ def get(name: str) -> Patch:
     return _REGISTRY[name]
 
 
-def _plain_value() -> str:
-    return os.environ.get("CANDELA_PLAIN", "").strip().lower()
+#: ``CANDELA_PLAIN`` values that turn every patch off, and those that turn none off.
+EVERY_OFF = ("1", "true", "yes", "on", "all")
+NONE_OFF = ("", "0", "false", "no", "off")
 
 
-def _named_off() -> set[str]:
-    """The patches ``CANDELA_PLAIN`` names (``CANDELA_PLAIN=cells,steady``), if it names any."""
-    names = {part.strip() for part in _plain_value().split(",") if part.strip()}
-    return names if names and names <= set(patches()) else set()
+class PlainError(ValueError):
+    """``CANDELA_PLAIN`` names something that is not a patch."""
+
+
+@dataclass(frozen=True)
+class Plain:
+    """What ``CANDELA_PLAIN`` asks for: every patch off, or the patches it names off."""
+
+    every: bool = False
+    named: frozenset[str] = frozenset()
+
+
+def read_plain(value: str) -> Plain:
+    """``CANDELA_PLAIN``'s value read: ``1`` (every patch off), ``0``/empty (none), or patch
+    names (``cells,steady``: only those off, as ``benchmarks/bench_patches.py`` does to
+    measure each). Anything else is a :class:`PlainError` naming it: a mistyped name must not
+    quietly turn every patch off, or none."""
+    said = value.strip().lower()
+    if said in NONE_OFF:
+        return Plain()
+    if said in EVERY_OFF:
+        return Plain(every=True)
+    names = {part.strip() for part in said.split(",") if part.strip()}
+    unknown = sorted(names - set(patches()))
+    if unknown:
+        raise PlainError(
+            f"CANDELA_PLAIN={value.strip()!r}: {', '.join(map(repr, unknown))} is not a patch; "
+            f"use 1 (every patch off), 0 (none) or names from: {', '.join(sorted(patches()))}"
+        )
+    return Plain(named=frozenset(names))
+
+
+_SETTING: list[Plain] = []
+
+
+def setting() -> Plain:
+    """``CANDELA_PLAIN`` as read once, when a process first asks (:class:`PlainError` if bad)."""
+    if not _SETTING:
+        _SETTING.append(read_plain(os.environ.get("CANDELA_PLAIN", "")))
+    return _SETTING[0]
+
+
+def _named_off() -> frozenset[str]:
+    return setting().named
 
 
 def plain() -> bool:
-    """Whether ``CANDELA_PLAIN`` turns every patch off: any value but ``""``, ``0``, ``false``,
-    ``no``, or a list of patch names (``CANDELA_PLAIN=cells,steady`` turns only those off, as
-    ``benchmarks/bench_patches.py`` does to measure each)."""
-    value = _plain_value()
-    return value not in ("", "0", "false", "no") and not _named_off()
+    """Whether ``CANDELA_PLAIN`` turns every patch off (see :func:`read_plain`)."""
+    return setting().every
 
 
 def announce_plain() -> bool:

@@ -17,9 +17,6 @@ console line ("candela: patch NAME left off: ...").
   computed style for CSS variables nobody sets.
 - ``cells`` (``cells.mjs``): a tagged rectangle glyph (:data:`explorer.painting.CELLS_TAG`)
   is painted with one path and one fill per colour.
-- ``enter_box`` (``enter_box.mjs``): a box with the explorer's class
-  (:data:`explorer.enter_box.ENTER_BOX_CLASS`) keeps what is typed in the page until
-  Enter.
 - ``notebook_comm`` (``notebook_comm.mjs``): in a notebook, a change Panel's comm held
   more than a second for the kernel's acknowledgement is sent on.
 - ``keep_href`` (``keep_href.mjs``): on a served page whose explorer follows the
@@ -42,7 +39,6 @@ __all__ = ["BROWSER_PATCHES"]
 BROWSER_PATCHES = (
     "steady",
     "cells",
-    "enter_box",
     "notebook_comm",
     "keep_href",
     "release_listeners",
@@ -76,19 +72,6 @@ register(
         checked=CHECKED,
         script="cells.mjs",
         entry="cells",
-    )
-)
-
-register(
-    Patch(
-        name="enter_box",
-        changes="BokehJS TextInputView change_input_value and Panel's TextInputView _keyup "
-        "(on their prototypes, for boxes with the explorer's class)",
-        why="Bokeh's text box sends its text to the server after every key",
-        buys="one message per edit instead of one per key (14 for .transpose() and Enter)",
-        checked=CHECKED,
-        script="enter_box.mjs",
-        entry="enterBox",
     )
 )
 

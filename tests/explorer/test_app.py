@@ -82,21 +82,60 @@ def test_bad_input_shows_a_message_and_keeps_the_last_good_state(change, words):
     before = (ex.layout, dict(ex.figures.frames_source.data), ex.fields_pane.object)
     if "ops" in change and change["ops"].startswith(".view"):
         change = {"ops": ".transpose()" + change["ops"]}
-    ex.param.update(**change)
+    with ex.typed():  # as the page's boxes and the URL set it
+        ex.param.update(**change)
     assert ex.error and words in ex.error
     assert words.split("`")[0] in error_text(ex)
     assert ex.layout == before[0]
     assert ex.fields_pane.object == before[2]
     assert ex.figures.frames_source.data["pos"].tolist() == before[1]["pos"].tolist()
-    ex.ops = ".transpose().slice(s[1:])"
-    ex.shape = (3, 4)
+    with ex.typed():
+        ex.ops = ".transpose().slice(s[1:])"
+        ex.shape = (3, 4)
     assert ex.error is None and error_text(ex) == ""
 
 
-def test_bad_state_at_construction_shows_the_default_under_the_message():
-    ex = Explorer(shape=(3, -1))
-    assert "negative" in ex.error
-    assert ex.layout.shape == (3, 4)
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("ops", ".transpose().view((5, 5))", "step 2 `.view((5, 5))`"),
+        ("ops", "x.view(", "not valid method-chain syntax"),
+        ("ops", ".transpose().abc()", "`abc` is not an operation"),
+        ("ops", 7, "text"),
+        ("shape", "3,-1", "negative"),
+        ("shape", (5,), "does not fit"),
+        ("shape", "1,2,3,4,5,6,7,8,9", "rank 9"),
+        ("unit", "bogus", "'float32'"),
+        ("theme", "purple", "'dark'"),
+        ("lesson", "bogus", "'transpose'"),
+        ("compare", "[9]", "out of range"),
+    ],
+)
+def test_a_bad_value_set_from_python_raises_one_line_and_changes_nothing(name, value, words):
+    ex = Explorer(shape=(3, 4), ops=".transpose()", compare=".T")
+    with ex.typed():
+        ex.ops = ".transpose().nope()"  # a message typed earlier stays as it was
+    before = (ex.layout, ex.error, ex.param.values(), ex.fields_pane.object, error_text(ex))
+    frames = ex.figures.frames_source.data["pos"].tolist()
+    with pytest.raises(ValueError) as raised:
+        setattr(ex, name, value)
+    message = str(raised.value)
+    assert "\n" not in message and len(message) < 400 and words in message, message
+    assert message.startswith(name) and (repr(value) in message or str(value) in message)
+    after = (ex.layout, ex.error, ex.param.values(), ex.fields_pane.object, error_text(ex))
+    assert after == before
+    assert ex.figures.frames_source.data["pos"].tolist() == frames
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"shape": (3, -1)}, {"ops": "x.view("}, {"lesson": "bogus"}, {"compare": "[9]"},
+     {"unit": "bogus"}, {"shape": (3, 4), "ops": ".view(5)"}],
+)  # fmt: skip
+def test_a_bad_state_at_construction_raises_one_line(params):
+    with pytest.raises(ValueError) as raised:
+        Explorer(**params)
+    assert "\n" not in str(raised.value) and len(str(raised.value)) < 400
 
 
 def test_widgets_and_text_write_one_pipeline():
@@ -149,7 +188,8 @@ def test_undo_and_reset_walk_back_through_good_states():
     ex = Explorer(shape=(3, 4))
     ex.ops = ".transpose()"
     ex.ops = ".transpose().slice(s[1:])"
-    ex.ops = ".bad()"  # not recorded
+    with ex.typed():
+        ex.ops = ".bad()"  # not recorded
     assert ex.layout.shape == (3, 3)
     ex.ops = ".transpose().slice(s[1:])"  # the same good state again: not recorded twice
     ex.shape = (2, 3)
@@ -175,7 +215,9 @@ def test_step_selection_shows_before_and_after():
 
 
 def test_the_step_list_says_which_library_a_disputed_step_follows():
-    ex = Explorer(shape=(3, 4), ops=".squeeze(1).transpose(0, 1).squeeze(axis=0)")
+    ex = Explorer(shape=(3, 4))
+    with ex.typed():
+        ex.ops = ".squeeze(1).transpose(0, 1).squeeze(axis=0)"
     assert ex.error  # NumPy's squeeze(axis=0) refuses an axis of size 4 ...
     assert ex.ops == ".squeeze(1).transpose(0, 1).squeeze(axis=0)"
     assert ex.layout.shape == (3, 4)  # ... and the last good state (the start) stays
@@ -384,7 +426,8 @@ def test_whatever_is_typed_the_page_keeps_a_good_state(shape, ops):
     ex = Explorer(shape=(3, 4), ops=".transpose()")
     for name, value in (("shape", shape), ("ops", ops)):
         before = ex.layout
-        setattr(ex, name, value)
+        with ex.typed():
+            setattr(ex, name, value)
         if ex.error is not None:
             assert ex.layout == before and ex.error.strip()
             assert error_text(ex).strip()
@@ -392,18 +435,44 @@ def test_whatever_is_typed_the_page_keeps_a_good_state(shape, ops):
         assert field(ex, "stride") == str(ex.layout.stride)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.one_of(st.text(alphabet="0123456789,- x.", max_size=12), _typed), ops=_typed)
+def test_python_raises_exactly_for_what_the_page_would_show_as_an_error(shape, ops):
+    """Set from Python, a value the page would refuse with a message raises a one-line
+    ValueError and changes nothing; any other value gives what typing it gives."""
+    ex = Explorer(shape=(3, 4), ops=".transpose()")
+    twin = Explorer(shape=(3, 4), ops=".transpose()")
+    for name, value in (("shape", shape), ("ops", ops)):
+        before = (ex.layout, getattr(ex, name))
+        with twin.typed():
+            setattr(twin, name, value)
+        try:
+            setattr(ex, name, value)
+        except ValueError as exc:
+            assert twin.error is not None, (name, value)
+            assert "\n" not in str(exc) and str(exc).startswith(name)
+            assert (ex.layout, getattr(ex, name), ex.error) == (*before, None)
+            with twin.typed():
+                twin.param.update(shape=ex.shape, ops=ex.ops)  # the twin follows ex again
+        else:
+            assert twin.error is None and ex.error is None
+            assert ex.layout == twin.layout
+
+
 def test_undo_after_a_bad_edit_returns_to_the_state_on_screen():
     # The failed edit is what undo takes back; the last good state must not be skipped.
     ex = Explorer(shape=(3, 4))
     ex.ops = ".slice(s[0:2])"
     ex.ops = ".transpose()"
-    ex.ops = ".transpose().view((12,))"  # not contiguous: an error, (4, 3) stays on screen
+    with ex.typed():
+        ex.ops = ".transpose().view((12,))"  # not contiguous: an error, (4, 3) stays on screen
     assert ex.error and ex.layout.shape == (4, 3)
     ex.undo()
     assert (ex.ops, ex.error, ex.layout.shape) == (".transpose()", None, (4, 3))
     ex.undo()
     assert ex.ops == ".slice(s[0:2])"
-    ex.shape = "3,-1"  # a bad shape: undo restores the good one
+    with ex.typed():
+        ex.shape = "3,-1"  # a bad shape: undo restores the good one
     ex.undo()
     assert (ex.shape, ex.ops, ex.error) == ((3, 4), ".slice(s[0:2])", None)
 
@@ -412,12 +481,14 @@ def test_a_step_added_after_a_bad_edit_applies_to_the_state_on_screen():
     from candela import Layout
 
     ex = Explorer(shape=(3, 4), ops=".transpose()")
-    ex.ops = ".transpose().view((12,))"  # refused: (4, 3) stays on screen
+    with ex.typed():
+        ex.ops = ".transpose().view((12,))"  # refused: (4, 3) stays on screen
     assert ex.error is not None
     ex.add_step(".narrow(0, 0, 2)")
     assert ex.error is None
     assert ex.layout == Layout((3, 4)).transpose().narrow(0, 0, 2)
-    ex.shape = "3,-1"  # a bad shape, then a button: the step goes onto (3, 4) too
+    with ex.typed():
+        ex.shape = "3,-1"  # a bad shape, then a button: the step goes onto (3, 4) too
     ex.add_step(".transpose()")
     assert ex.error is None and ex.layout == Layout((3, 4)).transpose().narrow(0, 0, 2).transpose()
 
@@ -492,8 +563,8 @@ def test_repr_and_the_outputs_text_are_one_line_as_a_user_would_write_them():
 
 
 def test_going_on_before_answering_shows_the_answer_when_coming_back():
-    # The next step's text may state this one's answer (slicing 1 -> 2 says "start at the
-    # offset: position 6"): going on is "show me", and coming back shows the answer.
+    # A next step may show this one's answer (the lesson linter keeps the shipped lessons
+    # from it): going on is "show me", and coming back shows the answer.
     ex = Explorer(lesson="slicing", step=1)
     room = ex.classroom
     assert ex.concealed and "before answering shows the answer" in room.question_pane.object

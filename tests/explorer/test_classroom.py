@@ -251,7 +251,8 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     ex.ops = ".transpose().transpose()"  # a redraw in presenter mode stays large
     redrawn, _ = on_a_projector(shape=(3, 4), ops=".transpose().transpose()", presenter=True)
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
-    ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
+    with ex.typed():
+        ex.ops = ".transpose().view((12,))"  # a bad input redraws nothing: no double scaling
     assert ex.figures.logical_figure.width == redrawn.figures.logical_figure.width
     ex.presenter = False
     assert "candela-presenter" not in root.css_classes
@@ -413,12 +414,12 @@ def test_in_a_byte_unit_an_answer_counts_in_bytes_or_in_elements(typed):
 
 
 def test_in_a_byte_unit_positions_are_in_bytes_beside_the_cell_the_answer_names():
-    ex = Explorer(lesson="transpose", step=3, unit="float32")  # the position after 9
-    verdict = ex.classroom.check("2")
-    assert verdict.correct and not ex.classroom.check("8").correct
-    assert "reads position 36 bytes of float32 (cell 9)" in verdict.worked
-    assert "adj_stride[0] = -28 bytes of float32: 36 - 28 = 8 bytes of float32" in verdict.worked
-    assert verdict.worked.endswith("cell 8/4 = 2.")
+    ex = Explorer(lesson="transpose", step=3, unit="float32")  # the position after 8
+    verdict = ex.classroom.check("1")
+    assert verdict.correct and not ex.classroom.check("4").correct
+    assert "reads position 32 bytes of float32 (cell 8)" in verdict.worked
+    assert "adj_stride[0] = -28 bytes of float32: 32 - 28 = 4 bytes of float32" in verdict.worked
+    assert verdict.worked.endswith("cell 4/4 = 1.")
     ex = Explorer(lesson="slicing", step=1, unit="int16")  # offset 6 elements
     verdict = ex.classroom.check("12")
     assert verdict.correct and "offset = 12 bytes of int16" in verdict.worked

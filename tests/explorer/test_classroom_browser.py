@@ -119,12 +119,12 @@ def test_a_lesson_walked_with_the_keyboard_in_presenter_mode(open_lesson):
     expect(page.locator(".candela-lesson-step")).to_have_text("step 3 of 5")
     expect(page.locator(".candela-verdict")).to_have_text("")
     answer.focus()
-    page.keyboard.type("2")
+    page.keyboard.type("1")
     page.keyboard.press("Enter")
     expect(page.locator(".candela-verdict-right")).to_contain_text(
-        "Right: the buffer position after element 6 of the walk is 2"
+        "Right: the buffer position after element 3 of the walk is 1"
     )
-    expect(page.locator(".candela-verdict")).to_contain_text("9 - 7 = 2")
+    expect(page.locator(".candela-verdict")).to_contain_text("8 - 7 = 1")
 
     # p goes back, once focus has left the box.
     answer.evaluate("el => el.blur()")

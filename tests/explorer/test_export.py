@@ -37,7 +37,8 @@ def test_save_html_writes_one_self_contained_page(tmp_path):
 
 def test_export_is_of_the_last_good_state_and_leaves_the_explorer_alone():
     ex = Explorer(shape=(3, 4), ops=".transpose()")
-    ex.ops = ".transpose().view((12,))"  # bad: the explorer keeps showing the transpose
+    with ex.typed():
+        ex.ops = ".transpose().view((12,))"  # bad: the explorer keeps showing the transpose
     assert ex.error
     figure_doc = ex.figures.logical_figure.document
     page = export_html(ex)
@@ -45,6 +46,25 @@ def test_export_is_of_the_last_good_state_and_leaves_the_explorer_alone():
     # Built from a copy: the explorer's own figures still belong where they were.
     assert ex.figures.logical_figure.document is figure_doc
     assert ex.layout == Layout((3, 4)).transpose()
+
+
+def test_the_page_is_made_with_no_lazy_loading_and_every_other_page_keeps_it():
+    # Panel 1.10 names its CDN in a page that may load libraries later (lazy_resources);
+    # the offline page is made with that off, for its own document only.
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from explorer.state import ExplorerState
+
+    if "lazy_resources" not in pn.config.param:
+        pytest.skip(f"Panel {pn.__version__} loads no library lazily")
+    asking = Document()  # the served page whose download button was pressed
+    with set_curdoc(asking):
+        page = export_html(ExplorerState(shape=(2, 3)))
+        assert pn.config.lazy_resources is True
+    assert pn.config.lazy_resources is True
+    assert "__panel_resources__.declare" not in page and "cdn.holoviz.org" not in page
 
 
 def test_download_button_hands_out_the_current_state():

@@ -469,9 +469,9 @@ def test_a_key_moves_only_the_explorer_it_was_pressed_in(lab):
     assert_offline_and_clean(offline)
 
 
-@pytest.mark.patched("enter_box", "notebook_comm")
+@pytest.mark.patched("notebook_comm")
 def test_a_pipeline_typed_in_a_notebook_applies_on_enter(lab):
-    # The boxes keep what is typed in the page (enter_box.mjs): the kernel hears the text
+    # The boxes keep what is typed in the page (explorer/enter_box.mjs): the kernel hears the text
     # on Enter, through the notebook's comm as a server would through its WebSocket.
     # Both explorers: the first one's boxes are drawn before any explorer's scripts run.
     # Typed at once after "Run All": Panel's comm could still be holding changes for an

@@ -35,11 +35,41 @@ def _document(page: str) -> dict:
     return json.loads(match.group(1))
 
 
+def assert_no_answer_in_clear(page: str, data: dict) -> None:
+    """No step's answer, verdict, reveal or answered fields in the page's source (as the
+    JSON of its document holds text: escaped twice, once in the store, once in the page)."""
+
+    def spelled(text: str) -> list[str]:
+        once = json.dumps(text)[1:-1]
+        return [text, once, json.dumps(once)[1:-1]]
+
+    assert '"expected"' not in page and '\\"expected\\"' not in page
+    assert '\\"accepted\\"' not in page  # (right_worked: a name in the code)
+    clear_fields = {s["drawing"]["fields"] for s in data["steps"] if "drawing" in s and
+                    s["question"] is None and s["challenge"] is None}  # fmt: skip
+    for step in data["steps"]:
+        secrets = [step["reveal"]]
+        if step["question"] is not None:
+            q = step["question"]
+            secrets += [q["right"], q["shown"], q["right_worked"], q["shown_worked"]]
+            value = q["expected"]
+            answer = json.dumps(value, separators=(",", ":"))
+            secrets += [f'"expected":{answer}', f'"accepted":[{answer}']
+            if step["drawing"]["fields"] not in clear_fields:
+                secrets.append(step["drawing"]["fields"])
+        if step["challenge"] is not None:
+            secrets += [step["challenge"]["shown"], step["challenge"]["shown_worked"]]
+        for secret in filter(None, secrets):
+            for form in spelled(secret):
+                assert form not in page, f"in the clear: {secret[:80]!r}"
+
+
 @pytest.mark.parametrize("lesson", L.list_lessons(), ids=lambda lesson: lesson.id)
 def test_every_shipped_lesson_exports_as_one_small_page(lesson):
     page = export_lesson_html(lesson)
     assert_self_contained(page)
     assert len(page.encode("utf-8")) < MAX_BYTES
+    assert_no_answer_in_clear(page, lesson_page_data(lesson))
     assert "args.frames.__candela" in page  # traverse.mjs: play, step, scrub and hover
     assert "store.__lesson" in page  # lesson_page.mjs: steps, answers and keys
     _document(page)
@@ -340,7 +370,7 @@ def test_offline_lesson_walks_with_the_keyboard_and_checks_answers(open_lesson):
     page.locator(".candela-show-me button").click()
     shown = page.locator(".candela-verdict-shown")
     expect(shown).to_contain_text(
-        "→ The answer: the buffer position after element 6 of the walk is 2."
+        "→ The answer: the buffer position after element 3 of the walk is 1."
     )
     expect(reveal).to_contain_text("0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11")
 
@@ -458,3 +488,138 @@ def test_offline_lesson_keeps_its_figures_in_view_after_a_right_answer(open_less
         assert box["x"] > 400, box  # beside the lesson, not under it
         assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, box
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize(
+    "lesson_id, unit",
+    [("transpose", "elements"), ("transpose", "float32"), ("slicing", "elements"),
+     ("contiguity", "elements"), ("challenges", "elements")],
+)  # fmt: skip
+def test_a_sealed_step_opens_with_every_accepted_answer_or_show_me_and_nothing_else(
+    lesson_id, unit
+):
+    from explorer.lesson_page import _canon_text, _part, open_step, seal_steps
+
+    data = lesson_page_data(L.load_lesson(lesson_id), unit)
+    salt = "5a" * 16
+    steps, drawings = seal_steps(data["steps"], salt)
+    for i, (plain, sealed) in enumerate(zip(data["steps"], steps)):
+        if plain["question"] is None and plain["challenge"] is None:
+            assert "sealed" not in sealed and sealed["drawing"] == plain["drawing"]
+            continue
+        # (a challenge's start is drawn whole; its solution is sealed)
+        assert "reveal" not in sealed and ("drawing" in sealed) == (plain["question"] is None)
+        shown = open_step(sealed, salt, i, None, drawings)
+        assert shown["reveal"] == plain["reveal"]
+        if plain["challenge"] is not None:
+            assert shown["challenge_drawing"] == plain["challenge"]["drawing"]
+            assert shown["challenge_shown"] == plain["challenge"]["shown"]
+            continue
+        q = plain["question"]
+        assert shown["shown"] == q["shown"] and shown["drawing"] == plain["drawing"]
+        for value in q["accepted"]:
+            right = open_step(sealed, salt, i, _canon_text(value), drawings)
+            assert right["right"] == q["right"] and right["drawing"] == plain["drawing"]
+        if q["kind"] == "bool":
+            wrong = ["false" if q["expected"] == "true" else "true"]
+        elif q["kind"] == "int":
+            wrong = [str(v) for v in range(-40, 41) if str(v) not in q["accepted"]]
+        else:
+            expected = [int(v) for v in q["expected"]]
+            wrong = [
+                ",".join(map(str, expected[::-1] + [1])),
+                ",".join(str(v + 1) for v in expected),
+            ]
+            parts = sealed["question"]["parts"]
+            assert len(parts) == L.MAX_RANK  # its length says nothing of the rank
+            assert [_part(salt, i, k, v) for k, v in enumerate(q["expected"])] == parts[
+                : len(expected)
+            ]
+        for typed in wrong:
+            with pytest.raises(ValueError):
+                open_step(sealed, salt, i, typed, drawings)
+        # The salt is the page's own: another page's salt opens nothing.
+        with pytest.raises(ValueError):
+            open_step(sealed, "00" * 16, i, _canon_text(q["expected"]), drawings)
+
+
+@pytest.mark.browser
+def test_offline_page_opens_a_step_only_with_the_right_answer_or_show_me(open_lesson, lesson_files):
+    from playwright.sync_api import expect
+
+    source = lesson_files["slicing"].read_text(encoding="utf-8")
+    assert_no_answer_in_clear(source, lesson_page_data(L.load_lesson("slicing")))
+    page = open_lesson("slicing")
+    step = page.locator(".candela-lesson-step")
+    reveal = page.locator(".candela-reveal")
+    stride = page.locator(".candela-stride")
+    for _ in range(3):
+        page.locator(".candela-next button").click()
+    expect(step).to_have_text("step 4 of 6")  # the shape of s[-1]: (1, 5)
+    # Wrong: a hint from the hashed entries, nothing opened.
+    _answer(page, "(4, 5)")
+    wrong = page.locator(".candela-verdict-wrong")
+    expect(wrong).to_contain_text("Right length, but entry 0 is off.")
+    _answer(page, "(1, 5, 1)")
+    expect(wrong).to_contain_text("You typed 3 entries; the answer has 2.")
+    expect(stride).to_be_hidden()
+    assert "(1, 5)" not in wrong.inner_text()
+    # Right: opened, the fields and the walk drawn.
+    _answer(page, "1 5")
+    expect(page.locator(".candela-verdict-right")).to_contain_text("(1, 5)")
+    expect(stride).to_have_text("(5, 1)")
+    # Show me: opened and marked as shown, not answered.
+    page.locator(".candela-next button").click()
+    expect(step).to_have_text("step 5 of 6")
+    expect(stride).to_be_hidden()
+    _answer(page, "3")
+    expect(page.locator(".candela-verdict-wrong")).to_be_visible()
+    expect(stride).to_be_hidden()
+    page.locator(".candela-show-me button").click()
+    shown = page.locator(".candela-verdict-shown")
+    expect(shown).to_contain_text("→ The answer")
+    expect(page.locator(".candela-verdict-right")).to_have_count(0)
+    expect(stride).to_be_visible()
+    expect(reveal).to_be_hidden()  # this step has no reveal
+
+
+@pytest.mark.browser
+def test_the_live_pages_lesson_download_while_a_question_waits_is_the_sealed_page(
+    page, explorer_server, tmp_path
+):
+    from playwright.sync_api import expect
+
+    page.goto(explorer_server + "?lesson=transpose&step=2")  # adj_stride[0], waiting
+    page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0"
+        " && Bokeh.documents[0].get_model_by_name('frames-source') !== null"
+    )
+    expect(page.locator(".candela-question")).to_contain_text("adj_stride[0]")
+    expect(page.locator(".candela-show-me")).to_be_hidden()  # nothing answered yet
+    with page.expect_download() as info:
+        page.locator(".candela-lesson-download button, .candela-lesson-download a").first.click()
+    download = info.value
+    assert download.suggested_filename == "candela-lesson-transpose.html"
+    text = download.path().read_text(encoding="utf-8")
+    assert_self_contained(text)
+    assert_no_answer_in_clear(text, lesson_page_data(L.load_lesson("transpose")))
+    # Nor as text a person reads: the page's words outside its scripts, styles and tags (whose
+    # attributes hold random ids such as "d5892553-7223-…").
+    words = re.sub(r"<[^>]*>", " ", re.sub(r"<(script|style).*?</\1>", "", text, flags=re.S))
+    assert not re.search(r"[-−]\s*7(?![0-9])", words), words
+    # The question still waits on the live page: downloading answered nothing.
+    expect(page.locator(".candela-verdict-shown")).to_have_count(0)
+    expect(page.locator(".candela-stride")).to_be_hidden()
+    # The file works: its own answer opens its own step.
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    offline = page.context.new_page()
+    offline.goto(saved.as_uri())
+    offline.wait_for_function(
+        f"() => window.Bokeh && Bokeh.documents.length > 0"
+        f" && ({MODEL})('lesson-data')?.__lesson != null"
+    )
+    offline.locator(".candela-next button").click()
+    expect(offline.locator(".candela-lesson-step")).to_have_text("step 2 of 5")
+    _answer(offline, "-7")
+    expect(offline.locator(".candela-verdict-right")).to_contain_text("adj_stride[0] is -7")

@@ -141,7 +141,7 @@ def test_the_notebook_writes_an_offline_page(executed):
     assert "<script src=" not in page and "cdn.holoviz.org/panel" not in page
 
 
-def run_cells(tmp_path, sources: list[str]) -> list:
+def run_cells(tmp_path, sources: list[str], allow_errors: bool = False) -> list:
     """Execute a notebook of ``sources`` on a kernel of this Python; its code cells."""
     spec = tmp_path / "kernels" / "candela-test"
     spec.mkdir(parents=True)
@@ -153,7 +153,9 @@ def run_cells(tmp_path, sources: list[str]) -> list:
     mp = pytest.MonkeyPatch()
     mp.setenv("JUPYTER_PATH", str(tmp_path))
     try:
-        nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180).execute()
+        nbclient.NotebookClient(
+            nb, kernel_name="candela-test", timeout=180, allow_errors=allow_errors
+        ).execute()
     finally:
         mp.undo()
     return nb.cells
@@ -250,3 +252,41 @@ def test_a_first_use_on_another_thread_of_the_kernel_sends_nothing_to_the_notebo
     loads = [i for i, types in enumerate(mimetypes(cells[1])) if PANEL_LOAD in types]
     shown = [i for i, types in enumerate(mimetypes(cells[1])) if PANEL_EXEC in types]
     assert loads and shown and min(loads) < min(shown)
+
+
+def test_a_bad_value_set_in_a_later_cell_raises_there_in_one_line_and_changes_nothing(tmp_path):
+    # A Python user's mistake is said in the cell that made it, as Python says it; the
+    # explorer shown above keeps its last good state (and sends its page nothing).
+    import re
+
+    read = (
+        "import re\n"
+        "print(repr(ex), ex.error)\n"
+        "print(re.sub('<[^>]+>', ' ', ex.fields_pane.object + ex.error_pane.object))"
+    )
+    cells = run_cells(
+        tmp_path,
+        [
+            "import explorer\nex = explorer.Explorer(shape=(3, 4), ops='.T')\nex",
+            "ex.ops = 'x.view('",
+            "ex.shape = (3, -1)",
+            "ex.unit = 'bogus'",
+            "ex.lesson = 'bogus'",
+            read,
+        ],
+        allow_errors=True,
+    )
+    for cell, value in zip(cells[1:5], ["'x.view('", "(3, -1)", "'bogus'", "'bogus'"]):
+        (error,) = cell.outputs
+        assert error.output_type == "error" and error.ename == "StateError", error
+        assert "\n" not in error.evalue and value in error.evalue, error.evalue
+        name = cell.source.split(".")[1].split(" ")[0]
+        assert error.evalue.startswith(name), error.evalue
+        trace = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
+        assert "parameterized.py" not in trace and len(trace.splitlines()) <= 8, trace
+        assert cell.source in trace, trace  # the line that made the mistake
+    shown, *fields = stdout(cells[5])
+    expected = Layout((3, 4)).transpose()
+    assert shown == "Explorer(shape=(3, 4), ops='.T') None"
+    text = " ".join(fields)
+    assert str(expected.stride) in text and str(expected.adj_stride) in text

@@ -130,7 +130,8 @@ def check(change, before, in_order=False):
 
 for change in changes:
     before = [len(page.texts) for _, page, _ in outputs]
-    second.param.update(**change)
+    with second.typed():  # as typed on the page: a refused op is shown, not raised
+        second.param.update(**change)
     held.append([len(page.texts) - n for (_, page, _), n in zip(outputs, before)])
     if not late:
         check(change, before)

@@ -60,7 +60,8 @@ def hostile_changes(document: dict) -> list[dict]:
     source = models_of(document, "ColumnDataSource")[0]["id"]
     figure = models_of(document, "Figure")[0]["id"]
     select = models_of(document, "panel.models.widgets.CustomSelect")
-    box = models_of(document, "panel.models.widgets.TextInput")[0]["id"]
+    # A text box is the explorer's own component (explorer.enter_box): its value's data model.
+    box = [m["id"] for m in _objects(document) if re.fullmatch(r"EnterBox\d*", m["name"])][0]
     streamed = {
         "kind": "ColumnsStreamed",
         "model": {"id": source},
@@ -83,7 +84,36 @@ def hostile_changes(document: dict) -> list[dict]:
     text = MARK + "x" * 60_000
     markup = {"kind": "ModelChanged", "model": {"id": html}, "attr": "text", "new": text}
     choice = {"kind": "ModelChanged", "model": {"id": select[0]["id"]}, "attr": "value"}
-    return [streamed, title, sizing, data, long_text, root, markup, {**choice, "new": MARK}]
+    # The keyboard component's state is the server's: no count, no switch from the page.
+    keys = [m["id"] for m in _objects(document) if re.fullmatch(r"Keys\d*", m["name"])]
+    assert keys, "the page has no keyboard component"
+    played = {"kind": "ModelChanged", "model": {"id": keys[0]}, "attr": "play_count", "new": 1e30}
+    follow = {"kind": "ModelChanged", "model": {"id": keys[0]}, "attr": "follow_history"}
+    return [
+        streamed,
+        title,
+        sizing,
+        data,
+        long_text,
+        root,
+        markup,
+        {**choice, "new": MARK},
+        played,
+        {**follow, "new": True},
+    ]
+
+
+def _objects(document: dict) -> list[dict]:
+    found, stack = [], [document]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if x.get("type") == "object" and "id" in x and isinstance(x.get("name"), str):
+                found.append(x)
+            stack += x.values()
+        elif isinstance(x, list):
+            stack += x
+    return found
 
 
 def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
@@ -111,6 +141,8 @@ def test_a_page_changes_only_what_a_person_can_and_big_messages_close_it():
             assert (await answer(hostile))[0]["msgtype"] == "ERROR"
             again = await hostile.request("PULL-DOC-REQ", "PULL-DOC-REPLY")
             assert MARK not in json.dumps(again), "a refused change was applied"
+            keyboard = [m for m in _objects(again) if re.fullmatch(r"Keys\d*", m["name"])]
+            assert keyboard and "1e+30" not in json.dumps(keyboard), "play_count was set"
             # Messages larger than the explorer ever sends close that connection, unread.
             figures["rss_before"] = tree_sum(rss_mb, proc.pid)
             source = models_of(hostile.document, "ColumnDataSource")[0]["id"]

@@ -9,6 +9,7 @@ process (a patch, once applied, stays for the life of the process).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,15 @@ def owner_of(need):
     return obj, parts[-1]
 
 
+def as_checked(patch):
+    # The installed releases read as those the patch was checked against, so that the
+    # guard under test is the one that speaks (on another release, the version's would).
+    # Returns the real reader, to put back.
+    real = P._version
+    P._version = lambda d: patch.checked[d].split()[0] + ".0" if d in patch.checked else real(d)
+    return real
+
+
 def fake_server():
     return types.SimpleNamespace(_tornado=types.SimpleNamespace(_applications={"/": object()}))
 
@@ -88,14 +98,20 @@ for name, patch in P.patches().items():
         P._version = lambda d, real=real, dist=distribution: "99.1.0" if d == dist else real(d)
         restore = lambda real=real: setattr(P, "_version", real)
     elif mode == "copied" and patch.copies:  # the framework's code it repeats has changed
-        real = P.source_hash
+        real, real_version = P.source_hash, as_checked(patch)
         P.source_hash = lambda need: "0" * 16
-        restore = lambda real=real: setattr(P, "source_hash", real)
+
+        def restore(real=real, real_version=real_version):
+            P.source_hash, P._version = real, real_version
     elif mode == "missing" and patch.needs:
         obj, attr = owner_of(patch.needs[0])
         value = vars(obj)[attr]
         delattr(obj, attr)
-        restore = lambda obj=obj, attr=attr, value=value: setattr(obj, attr, value)
+        real_version = as_checked(patch)
+
+        def restore(obj=obj, attr=attr, value=value, real_version=real_version):
+            setattr(obj, attr, value)
+            P._version = real_version
     applied = P.apply(name)
     server = fake_server()
     context = app_context(server) if name == "pool_sessions" else None
@@ -168,15 +184,26 @@ def test_the_bokeh_behaviours_the_explorer_works_around_are_still_bokehs():
 
 
 def test_on_the_checked_releases_every_patch_applies(normal):
-    # The control for the tests below: the same script changes the framework.
+    # The control for the tests below: the same script changes the framework. A patch
+    # checked against other releases than those installed (Panel 1.9 patches on Panel
+    # 1.10) is off here, as its guard says; every other one applies.
+    off = {name: patches.skip_reason(patches.get(name)) for name in normal}
+    on = {name: found for name, found in normal.items() if off[name] is None}
+    if not on:
+        pytest.skip(f"every patch is off here: {next(iter(off.values()))}")
     for name, found in normal.items():
+        if name not in on:
+            reason = off[name]
+            assert found["applied"] is False and found["changed"] == [], (name, found)
+            assert len(found["lines"]) == 1 and reason in found["lines"][0], (name, found)
+    for name, found in on.items():
         assert found["applied"] is True, (name, found)
         assert found["lines"] == [], (name, found)
         if patches.get(name).install is not None:
             assert found["changed"], (name, found)  # it replaced what it names
         if found["script"]:
             assert found["stub"] is False, name  # the script itself goes into the page
-    assert normal["pool_sessions"]["context"]
+    assert normal["pool_sessions"]["context"] == ("pool_sessions" in on)
 
 
 @pytest.mark.parametrize("mode", ["version", "missing", "copied"])
@@ -209,18 +236,56 @@ def test_candela_plain_turns_every_patch_off_and_says_so_once():
     assert all(seen["lines"] == [] for seen in found.values()), found
 
 
-def test_candela_plain_values(monkeypatch):
-    for value, off in [("1", True), ("yes", True), ("", False), ("0", False), ("false", False)]:
-        monkeypatch.setenv("CANDELA_PLAIN", value)
-        assert patches.plain() is off, value
-    # Patch names turn only those off (to measure each); a word that is none is all.
-    monkeypatch.setenv("CANDELA_PLAIN", "cells, one_write_per_message")
+def test_candela_plain_values():
+    for value, every in [
+        ("1", True),
+        ("yes", True),
+        (" ALL ", True),
+        ("", False),
+        ("0", False),
+        ("false", False),
+        ("off", False),
+    ]:
+        assert patches.read_plain(value) == patches.Plain(every=every), value
+    # Patch names turn only those off (to measure each).
+    said = patches.read_plain("cells, one_write_per_message")
+    assert not said.every and said.named == {"cells", "one_write_per_message"}
+    # A word that is no patch is an error naming it, never "every patch off" (or none).
+    for value in ("cells,nonsense", "nonsense", "2", "cels"):
+        with pytest.raises(patches.PlainError) as caught:
+            patches.read_plain(value)
+        message = str(caught.value)
+        assert "\n" not in message and "is not a patch" in message, message
+        bad = [w for w in value.split(",") if w not in patches.patches()]
+        assert all(repr(w) in message for w in bad), message
+
+
+def test_candela_plain_is_read_once_and_names_skip_only_those(monkeypatch):
+    monkeypatch.setattr(patches, "_SETTING", [patches.read_plain("cells,one_write_per_message")])
+    # On the releases the patches were checked against (so that only CANDELA_PLAIN speaks).
+    checked = {
+        d: r.split()[0] + ".0" for p in patches.patches().values() for d, r in p.checked.items()
+    }
+    monkeypatch.setattr(patches, "_version", checked.get)
+    monkeypatch.setenv("CANDELA_PLAIN", "1")  # read already: a later change is not seen
     assert not patches.plain()
     assert patches.skip_reason(patches.get("cells")) == "CANDELA_PLAIN names it"
     assert patches.skip_reason(patches.get("one_write_per_message")) == "CANDELA_PLAIN names it"
     assert patches.skip_reason(patches.get("steady")) is None
-    monkeypatch.setenv("CANDELA_PLAIN", "cells,nonsense")
-    assert patches.plain()
+
+
+def test_a_mistyped_candela_plain_stops_the_command_in_one_line():
+    env = {**os.environ, "CANDELA_PLAIN": "cells,nonsense"}
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'nonsense' is not a patch" in lines[0], done.stderr
 
 
 def _cdn_links_after_a_redraw(cls) -> list[str]:
@@ -339,11 +404,16 @@ print(pn.config.inline)  # the kernel's others
 
 
 @pytest.mark.parametrize("plain, inline", [("", ["True", "False"]), ("1", ["False", "False"])])
-def test_a_notebook_is_inlined_only_with_the_fix_for_redrawn_panes(plain, inline):
+def test_a_notebook_is_inlined_only_with_the_fix_for_redrawn_panes(plain, inline, monkeypatch):
     # Panel 1.9's inline mode sends a redrawn pane's stylesheets as references the page
-    # never got: without the inline_panes patch, the explorer keeps Panel's CDN links.
+    # never got (so does 1.10): without the inline_panes patch (off with CANDELA_PLAIN, or
+    # on a release it was not checked against), the explorer keeps Panel's CDN links.
     # Either way the kernel's other Panel outputs keep Panel's own setting.
     import os
+
+    monkeypatch.setattr(patches, "_SETTING", [patches.read_plain(plain)])
+    if patches.skip_reason(patches.get("inline_panes")) is not None:
+        inline = ["False", "False"]
 
     env = {k: v for k, v in os.environ.items() if k not in ("CANDELA_PLAIN", "PANEL_INLINE")}
     done = subprocess.run(

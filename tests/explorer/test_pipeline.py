@@ -467,7 +467,8 @@ def test_the_users_spelling_is_what_the_state_keeps_and_says():
 
     st_ = ExplorerState(shape="3,4", ops="x.flip(0)[1:,  None]")
     assert st_.result.ops == ".flip(0)[1:, None]" and st_.error is None
-    st_.ops = ".flip(0).view(2, 6)"
+    with st_.typed():
+        st_.ops = ".flip(0).view(2, 6)"
     assert st_.error.startswith("step 2 `.view(2, 6)`: cannot view a non-contiguous")
     assert st_.result.ops == ".flip(0)[1:, None]"  # the last good state, as typed
 

@@ -60,17 +60,20 @@ def open_session(url: str) -> str:
 
 
 def pull_documents(url: str, token: str, seconds: float = 0.0, drawn: bool = False) -> None:
-    """Open the session's WebSocket and ask for its document, as its page does; again every
-    0.1 s until ``seconds`` have passed; then, if ``drawn``, send what a page sends once
-    its views are drawn (here: ask for the server's info)."""
+    """Open the session's WebSocket and ask for its document, as its page does; then talk to
+    the server every 0.1 s until ``seconds`` have passed (ask for its info: a page asks for
+    its whole document once, and asking again and again is a flood the server slows,
+    explorer.connection_bounds); then, if ``drawn``, send what a page sends once its views
+    are drawn (here: ask for the server's info)."""
 
     async def talk() -> None:
         client = BokehClient(urlsplit(url).port)
         await client.connect(token)
         end, n = time.monotonic() + seconds, 0
-        while n == 0 or time.monotonic() < end:
+        await client.pull()
+        while time.monotonic() < end:
             n += 1
-            await client.pull()
+            await client.request("SERVER-INFO-REQ", "SERVER-INFO-REPLY")
             await asyncio.sleep(0.1)
         if drawn:
             await client.request("SERVER-INFO-REQ", "SERVER-INFO-REPLY")
@@ -188,7 +191,7 @@ def test_a_lesson_file_added_while_serving_shows_on_the_next_page(tmp_path, monk
 @pytest.mark.patched("pool_sessions")
 def test_the_pool_builds_nothing_while_a_page_talks_to_the_server(monkeypatch):
     # A page pulling its document or sending edits is the server at work: a build
-    # then would delay it. Here one page asks for its document every 0.1 s.
+    # then would delay it. Here one page talks to the server every 0.1 s.
     from explorer import pool as P
 
     # Quiet means 2 s without a message: room for a loaded machine to open the WebSocket

@@ -28,9 +28,11 @@ from playwright.sync_api import expect
 from explorer.testing import (
     BokehClient,
     free_port,
+    http_get,
     run_in_thread,
     session_token,
     start_command,
+    stop_command,
     wait_connected,
 )
 
@@ -81,6 +83,7 @@ http {{
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;
             proxy_set_header Host $http_host;
+            proxy_set_header X-Real-IP $remote_addr;
             proxy_read_timeout 1h;
             proxy_next_upstream error timeout;
             add_header X-Candela-Server $upstream_addr always;
@@ -91,7 +94,9 @@ http {{
 
 
 def start_server(port: int, proxy: str) -> subprocess.Popen:
-    return start_command(["--port", str(port), "--ready", "0", "--allow-origin", proxy])
+    return start_command(
+        ["--port", str(port), "--ready", "0", "--allow-origin", proxy, "--behind-proxy"]
+    )
 
 
 def wait_for(port: int, timeout: float = 90) -> None:
@@ -128,6 +133,40 @@ class ProxiedClient(BokehClient):
         self.headers = {"Cookie": self.cookie}
         await self.start(session_token(body))
         self.ws_server = self.ws.headers.get("X-Candela-Server", "")
+
+
+class CookielessClient(ProxiedClient):
+    """A raw client that never sends the proxy's cookie back: its WebSocket may reach
+    either server."""
+
+    async def start(self, token: str) -> None:
+        self.headers = {}
+        await super().start(token)
+
+
+def test_a_page_whose_websocket_reaches_another_server_gets_its_own_url_state():
+    # Deterministic: the page from one server, its WebSocket to the other (as a client
+    # that drops the proxy's cookie may do). The state travels in the connection.
+    one, two = free_port(), free_port()
+    servers = [start_server(one, "*"), start_server(two, "*")]
+
+    async def crossed() -> tuple[str, str]:
+        status, body = await asyncio.to_thread(http_get, one, "/?shape=5,6&ops=.T")
+        assert status == 200
+        client = BokehClient(two)
+        await client.start(session_token(body))
+        try:
+            return client.value("candela-shape-input"), client.value("candela-ops-input")
+        finally:
+            await client.close()
+
+    try:
+        for port in (one, two):
+            wait_for(port)
+        assert run_in_thread(crossed, timeout=300) == ("5,6", ".T")
+    finally:
+        for server in servers:
+            stop_command(server)
 
 
 def test_two_servers_behind_nginx_serve_one_link_and_a_student_moves_on_when_one_stops(
@@ -169,6 +208,26 @@ def test_two_servers_behind_nginx_serve_one_link_and_a_student_moves_on_when_one
         assert all(page_at and page_at == ws_at for page_at, ws_at, _ in raw), raw
         used = {page_at for page_at, _, _ in raw}
         assert used == {f"127.0.0.1:{one}", f"127.0.0.1:{two}"}, used
+
+        # Clients that drop the cookie: wherever their WebSocket lands, their URL's state.
+        async def cookieless() -> list[tuple[str, str, str, str]]:
+            clients = [CookielessClient(proxy_port) for _ in range(10)]
+            await asyncio.gather(*(c.open("/?shape=5,6&ops=.T") for c in clients))
+            found = [
+                (
+                    c.page_server,
+                    c.ws_server,
+                    c.value("candela-shape-input"),
+                    c.value("candela-ops-input"),
+                )
+                for c in clients
+            ]
+            for c in clients:
+                await c.close()
+            return found
+
+        dropped = run_in_thread(cookieless, timeout=600)
+        assert all(shape == "5,6" and ops == ".T" for _, _, shape, ops in dropped), dropped
 
         # A few Chromium pages, each with its own cookie (a context of its own).
         url = f"http://{proxy}/?shape=3,4&ops=.transpose()"

@@ -52,5 +52,6 @@ def test_a_question_a_verdict_and_an_error_show_their_code_as_code():
     assert "<code>.slice(s[::-1])</code>" in verdict and "`" not in verdict
     # A failing pipeline's message names the step in code.
     ex.param.update(lesson="", step=1)
-    ex.ops = ".view((5,))"
+    with ex.typed():
+        ex.ops = ".view((5,))"
     assert ex.error and "<code>" in ex.error_pane.object and "`" not in ex.error_pane.object

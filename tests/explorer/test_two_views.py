@@ -49,7 +49,8 @@ def test_the_compare_pipeline_is_evaluated_over_the_same_start_and_keeps_its_las
     st_ = ExplorerState(shape="3,4", ops=".T", compare="[1:]")
     assert st_.compare_result.states[0] is st_.result.states[0]
     assert st_.compare_result.layout.shape == (2, 4) and st_.error is None
-    st_.compare = "[9]"
+    with st_.typed():  # as the page's box sets it
+        st_.compare = "[9]"
     assert st_.error.startswith("compare: step 1 `[9]`") and "index 9" in st_.error
     assert st_.compare_result.layout.shape == (2, 4)  # the last good second view stays
     st_.compare = "[::-1]"
@@ -217,7 +218,8 @@ def test_a_good_edit_after_a_bad_compare_keeps_the_second_view_and_its_url():
     from explorer.url import query_for
 
     ex = Explorer(shape=(3, 4), ops=".T", compare="[1:]")
-    ex.compare = ".nope()"  # refused: the last good second view stays
+    with ex.typed():
+        ex.compare = ".nope()"  # refused: the last good second view stays
     assert ex.compare_result.ops == "[1:]" and "compare=" in query_for(ex)
     ex.ops = ".T[::2]"  # a good edit of the first pipeline
     assert ex.result.ops == ".T[::2]"

@@ -1,0 +1,119 @@
+"""A notebook with explorers as others open it: exported by nbconvert, with no kernel.
+
+The notebook is run by nbclient on a kernel of this Python, then exported to HTML
+as ``jupyter nbconvert --to html`` does, and opened in Chromium from the file, with
+every request off the file refused (a train, or an e-mail attachment).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+nbconvert = pytest.importorskip("nbconvert")
+pytest.importorskip("ipykernel")
+
+pytestmark = [pytest.mark.browser]
+
+CELLS = [
+    "import explorer\nex = explorer.Explorer(shape=(3, 4), ops='.T')\nex",
+    "import numpy as np\nx = np.arange(12).reshape(3, 4)\nexplorer.compare(x, x.T[::2])",
+]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """The notebook of :data:`CELLS`, run on a kernel of this Python."""
+    root = tmp_path_factory.mktemp("kernel")
+    spec = root / "kernels" / "candela-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "candela test kernel", "language": "python"})
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in CELLS])
+    mp = pytest.MonkeyPatch()
+    mp.setenv("JUPYTER_PATH", str(root))
+    try:
+        nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180).execute()
+    finally:
+        mp.undo()
+    return nb
+
+
+def exported(nb, path, **options) -> str:
+    html, _ = nbconvert.HTMLExporter(**options).from_notebook_node(nb)
+    path.write_text(html, encoding="utf-8")
+    return path.as_uri()
+
+
+def offline(page) -> list[str]:
+    """Refuse every request off the file; the URLs refused."""
+    refused: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            refused.append(r.request.url)
+            r.abort()
+
+    page.context.route("**/*", route)
+    return refused
+
+
+# With the patch off, Panel's notebook outputs link its stylesheets to its CDN: offline,
+# the exported page draws no explorer at all (as the other notebook tests find).
+@pytest.mark.patched("inline_panes")
+def test_an_exported_notebook_says_that_editing_needs_python_where_the_boxes_are(
+    page, executed, tmp_path
+):
+    offline(page)
+    page.goto(exported(executed, tmp_path / "plain.html"))
+    explorers = page.locator(".candela-explorer")
+    expect(explorers).to_have_count(2, timeout=30_000)
+    for i in range(2):
+        ex = explorers.nth(i)
+        # The explorer draws (its walk and hover run in the page) ...
+        expect(ex.locator(".candela-shape").first).to_be_visible(timeout=30_000)
+        # ... and every box says it cannot be typed into, with a note a person reads.
+        boxes = ex.locator(".candela-enter-box input")
+        expect(boxes.first).to_be_disabled(timeout=30_000)
+        assert all(boxes.evaluate_all("els => els.map(e => e.disabled)"))
+        note = ex.locator(".candela-no-python-note")
+        expect(note).to_have_count(1)
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("No Python behind this page")
+
+
+def test_a_sanitized_export_shows_each_explorers_still_picture_not_script_text(
+    page, executed, tmp_path
+):
+    # nbviewer's and GitHub's way: the HTML sanitized, no script runs, no SVG kept. Each
+    # explorer shows its grid (the buffer position each cell reads), its buffer and its
+    # fields; for compare both views and the lane. No script's text shows anywhere.
+    from candela import Layout
+
+    offline(page)
+    page.goto(exported(executed, tmp_path / "sanitized.html", sanitize_html=True))
+    page.wait_for_timeout(1000)
+    stills = page.locator(".candela-still-html")
+    expect(stills).to_have_count(2)
+    text = page.locator("body").inner_text()
+    assert "docs_json" not in text and "<script" not in text and "function(" not in text
+    assert page.evaluate("document.documentElement.scrollHeight") < 4000
+    first, second = (stills.nth(i).inner_text() for i in range(2))
+    transposed = Layout((3, 4)).transpose()
+    rows = [line.split() for line in first.splitlines()]
+    grid = [[int(v) for v in r] for r in rows if r and all(v.isdigit() for v in r)]
+    assert grid == transposed.positions().reshape(4, 3).tolist(), first
+    assert f"stride {transposed.stride}" in first and "memory buffer, 12 positions" in first
+    b = Layout((3, 4)).transpose().slice((slice(None, None, 2),))
+    assert "A: logical grid (3, 4)" in second and "B: logical grid (2, 3)" in second
+    assert f"stride {b.stride}" in second and "0AB" in second and "1A" in second
+    page.screenshot(path=str(tmp_path / "sanitized.png"))
