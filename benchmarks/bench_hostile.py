@@ -11,7 +11,13 @@ measures, in alternating phases of one run:
   - ``flood``: sends cheap requests (``SERVER-INFO-REQ``) as fast as it can,
     never reading the answers;
   - ``pulls``: asks for its whole 64x64 document again and again (~50 ms of the
-    server's CPU each).
+    server's CPU each);
+  - ``pages``: GETs the 64x64 page again and again from 16 connections at once,
+    never opening its WebSocket (each page a session built, ~50 ms of CPU): the
+    server runs ``--behind-proxy`` and each request names its address in
+    ``X-Real-IP``, as the proxy in ``docs/classroom.md`` does, so the hostile address
+    meets the page budget (60 at once, then one a second) and the student's does not.
+    Its "closed after" is when its first request was refused (429).
 
 For each attack: the worker's memory before and after (from ``/proc``, the command's
 process tree), whether and when the hostile connection was closed, the student's p95
@@ -56,7 +62,35 @@ async def student_edits(student: BokehClient, n: int) -> list[float]:
     return times
 
 
+HOSTILE_ADDRESS = "203.0.113.66"  # a documentation address (RFC 5737)
+
+
+def _get_pages(port: int, seconds: float, found: dict) -> None:
+    # One of the ``pages`` attack's connections: GET the page until the time is up.
+    import http.client
+
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            conn.request("GET", "/?shape=64,64", headers={"X-Real-IP": HOSTILE_ADDRESS})
+            status = conn.getresponse().status
+        except OSError:
+            status = 0
+        finally:
+            conn.close()
+        found.setdefault("answers", []).append(status)
+        if status == 429 and found.get("closed_after_s") is None:
+            found["closed_after_s"] = round(time.monotonic() - started, 1)
+
+
 async def attack(kind: str, port: int, seconds: float, found: dict) -> None:
+    if kind == "pages":
+        found["closed_after_s"] = None
+        await asyncio.gather(
+            *(asyncio.to_thread(_get_pages, port, seconds, found) for _ in range(16))
+        )
+        return
     hostile = BokehClient(port)
     await hostile.open("/?shape=64,64")
     started = time.monotonic()
@@ -116,6 +150,10 @@ async def measure(port: int, pid: int, kinds: list[str], rounds: int, seconds: f
             figures[kind]["edits"] += edits
             figures[kind]["grown_mb"].append(after - before)
             figures[kind]["closed_after_s"].append(found.get("closed_after_s"))
+            if "answers" in found:  # the pages attack: how many pages it was given
+                answers = found["answers"]
+                figures[kind].setdefault("served", []).append(answers.count(200))
+                figures[kind].setdefault("refused", []).append(answers.count(429))
             await asyncio.sleep(2.0)  # the next phase starts quiet
             figures["quiet"] += await student_edits(student, 5)
     await student.close()
@@ -126,11 +164,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--attack-s", type=float, default=20.0)
-    parser.add_argument("--attacks", default="buffers,flood,pulls")
+    parser.add_argument("--attacks", default="buffers,flood,pulls,pages")
     args = parser.parse_args()
     kinds = [k for k in args.attacks.split(",") if k]
     port = free_port()
-    proc = start_command(["--port", str(port), "--ready", "0"])
+    # --behind-proxy: the ``pages`` attack names its address as a proxy would; the
+    # student's requests name none and come from the loopback address, not counted.
+    proc = start_command(["--port", str(port), "--ready", "0", "--behind-proxy"])
     try:
         wait_for_url(proc)
         load_before = os.getloadavg()[0]
@@ -158,6 +198,11 @@ def main() -> None:
             f"{kind:<10} {len(edits):>5} {statistics.median(edits):>8.0f} {p95(edits):>8.0f} "
             f"{p95(edits) / p95(quiet):>9.2f}x {grown:>15.1f} {closed:>16}"
         )
+        if "served" in figures[kind]:
+            print(
+                f"{'':<10} pages served to the hostile address each round: "
+                f"{figures[kind]['served']}, refused (429): {figures[kind]['refused']}"
+            )
     print("goals: p95/quiet <= 1.5x, grown <= 20 MB, every hostile connection closed")
 
 

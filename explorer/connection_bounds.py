@@ -34,7 +34,11 @@ session built for it (~50 ms of the server's CPU), and 300 asked for in a second
 client took the server 104 s to answer while a student's edits waited. Past the budget
 a page request is answered ``429 Too Many Requests`` with ``Retry-After`` at once, at no
 cost (Tornado's one access line for it is counted, not repeated,
-:mod:`explorer.client_logs`). The loopback address is the operator's own, or a proxy's
+:mod:`explorer.client_logs`). Within the budget, an address's pages are built one at a
+time, each after a rest as long as the last took (:meth:`PageBudget.turn`): 60 64x64
+pages asked for at once from one address (0.25-0.5 s of CPU each) held a student's edit
+7-18 s behind them, its many short steps on the server's loop each waiting behind a
+build; now one address has at most half of the server's time. The loopback address is the operator's own, or a proxy's
 on this machine that has not been named: behind a proxy, ``--behind-proxy`` makes each
 student's own address (the proxy's ``X-Real-IP``) the one counted.
 
@@ -50,13 +54,14 @@ name read here; without it :func:`bound_connections` raises, and nothing serves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from panel.io.server import WSHandler
@@ -148,6 +153,8 @@ class RateBudget:
 #: address opening the page together is well within it; a client asking for hundreds in a
 #: second is not.
 PAGES = (1.0, 60.0)
+#: The longest rest (s) an address's next page waits after one that took long to build.
+MAX_REST_S = 2.0
 #: The most addresses whose page budgets are kept (the longest unheard are forgotten).
 MAX_ADDRESSES = 4096
 #: What a page request past its address's budget is answered.
@@ -164,6 +171,10 @@ class PageBudget:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        #: Each address's turn (one page built at a time) and how many of its pages wait
+        #: or are built; when its rest after the last one ends.
+        self.turns: dict[str, tuple[asyncio.Lock, int]] = {}
+        self.rests: OrderedDict[str, float] = OrderedDict()
 
     def admit(self, address: str) -> float:
         if _loopback(address):
@@ -178,6 +189,40 @@ class PageBudget:
             self.buckets.popitem(last=False)
         return wait
 
+    @contextlib.asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[None]:
+        """``address``'s pages one at a time, each after a rest as long as the last one
+        took to build: one address has at most half of the server's time, and what others
+        ask for meanwhile (an edit is many short steps on the server's one loop) goes on
+        in the rests. A page from the pool of pages built ahead costs little, and so does
+        its rest. At most the burst of pages wait (the rest were refused). The loopback
+        address is not held."""
+        if _loopback(address):
+            yield
+            return
+        lock, waiting = self.turns.get(address, (asyncio.Lock(), 0))
+        self.turns[address] = (lock, waiting + 1)
+        try:
+            async with lock:
+                rest = self.rests.get(address, 0.0) - self.clock()
+                if rest > 0:
+                    await asyncio.sleep(rest)
+                started = self.clock()
+                try:
+                    yield
+                finally:
+                    took = min(self.clock() - started, MAX_REST_S)
+                    self.rests.pop(address, None)
+                    self.rests[address] = self.clock() + took
+                    while len(self.rests) > MAX_ADDRESSES:
+                        self.rests.popitem(last=False)
+        finally:
+            lock, waiting = self.turns[address]
+            if waiting <= 1:
+                del self.turns[address]
+            else:
+                self.turns[address] = (lock, waiting - 1)
+
 
 def _loopback(address: str) -> bool:
     try:
@@ -188,11 +233,15 @@ def _loopback(address: str) -> bool:
 
 class _BoundedPages:
     """Mixed before a server's page handler: a page request past its address's
-    :class:`PageBudget` (the application's ``candela_pages``) is answered 429 at once."""
+    :class:`PageBudget` (the application's ``candela_pages``) is answered 429 at once;
+    within it, the address's pages are built one at a time."""
 
     async def get(self, *args: Any, **kwargs: Any) -> Any:
         budget = getattr(self.application, "candela_pages", None)
-        wait = budget.admit(str(self.request.remote_ip)) if budget is not None else 0.0
+        if budget is None:
+            return await super().get(*args, **kwargs)
+        address = str(self.request.remote_ip)
+        wait = budget.admit(address)
         if wait > 0.0:
             seconds = max(1, math.ceil(wait))
             self.set_status(429)
@@ -201,7 +250,8 @@ class _BoundedPages:
             self.set_header("Cache-Control", "no-store")
             self.finish(PAGES_REFUSED.format(wait=seconds))
             return None
-        return await super().get(*args, **kwargs)
+        async with budget.turn(address):
+            return await super().get(*args, **kwargs)
 
 
 class FrameBudget:

@@ -106,16 +106,23 @@ def test_a_flood_of_pages_from_one_address_is_answered_429_and_the_class_carries
     try:
         wait_for_url(proc)
         asked = int(BURST) + 60
+        at_once = int(BURST) + 8
+        # autoload.js builds a session as a page does: the same budget. Five asked just
+        # after the first pages (the first refused take them up at once).
+        embed = "/autoload.js?bokeh-autoload-element=x"
+        paths = ["/?shape=3,4"] * at_once + [embed] * 5 + ["/?shape=3,4"] * (asked - at_once)
         started = time.monotonic()
-        with ThreadPoolExecutor(8) as pool:
-            answers = list(pool.map(lambda _: _get(port, "10.0.0.7"), range(asked)))
-        elapsed = time.monotonic() - started
-        # autoload.js builds a session as a page does: the same budget (five asked
-        # together: the bucket refills a page a second, however slow a page served is).
-        embedded = [
-            _get(port, "10.0.0.7", "/autoload.js?bokeh-autoload-element=x") for _ in range(5)
-        ]
-        other = _get(port, "10.0.0.8")
+        # More at once than the burst: the address's pages wait their turns (built one at
+        # a time, with rests), so fewer at once would come no faster than they are served.
+        with ThreadPoolExecutor(at_once) as pool, ThreadPoolExecutor(1) as aside:
+            flood = pool.map(lambda path: _get(port, "10.0.0.7", path), paths)
+            time.sleep(1.0)  # another address asks while the flood's pages wait their turns
+            other_asked = aside.submit(_get, port, "10.0.0.8")
+            all_answers = list(flood)
+            elapsed = time.monotonic() - started
+            other = other_asked.result()
+        embedded = all_answers[at_once : at_once + 5]
+        answers = all_answers[:at_once] + all_answers[at_once + 5 :]
         time.sleep(1.0)
     finally:
         out = stop_command(proc)
@@ -127,9 +134,88 @@ def test_a_flood_of_pages_from_one_address_is_answered_429_and_the_class_carries
     # A refusal costs nothing: answered sooner than a page is built (medians, one run).
     assert _median_s(refused) < _median_s(served), (_median_s(refused), _median_s(served))
     assert other[0] == 200, "another address's page is served"
+    assert other[2] < _median_s(served), "... without waiting for the flood's pages"
     assert [a[0] for a in embedded].count(429) >= 2, embedded
     lines = [line for line in out.splitlines() if "429" in line]
     # One line, then counts: a line naming the address at most once a counting window.
     named = sum("10.0.0.7" in line for line in lines)
     assert 1 <= named <= max(3, len(refused) // 4), out[-2000:]
     assert "Traceback" not in out, out[-3000:]
+
+
+def test_an_addresss_pages_are_built_one_at_a_time_each_after_a_rest_as_long_as_the_last():
+    # Turns of one address never overlap and each starts no sooner than the last one's
+    # end plus its length; another address (and the server's own) is not held by them.
+    import asyncio
+
+    budget = PageBudget()
+    spans: dict[str, list[tuple[float, float]]] = {}
+
+    async def page(address: str, build_s: float) -> None:
+        async with budget.turn(address):
+            started = time.monotonic()
+            await asyncio.sleep(build_s)
+            spans.setdefault(address, []).append((started, time.monotonic()))
+
+    async def main() -> None:
+        await asyncio.gather(
+            *(page("10.0.0.7", 0.05) for _ in range(4)),
+            page("10.0.0.8", 0.05),
+            *(page("127.0.0.1", 0.05) for _ in range(3)),
+        )
+
+    started = time.monotonic()
+    asyncio.run(main())
+    flood = sorted(spans["10.0.0.7"])
+    for (s0, e0), (s1, _) in zip(flood, flood[1:]):
+        assert s1 >= e0 + (e0 - s0) - 0.005, (s0, e0, s1)
+    assert spans["10.0.0.8"][0][0] - started < 0.04, "another address does not wait"
+    assert max(s for s, _ in spans["127.0.0.1"]) - started < 0.04, "loopback is not held"
+    assert budget.turns == {}, "nothing is kept for an address with no page waiting"
+
+
+def test_a_flood_of_pages_from_one_address_leaves_a_students_edits_going():
+    # One address asks for 64x64 pages from 16 connections at once, within its budget
+    # (each a build of a fraction of a second on the server's one loop); a student's
+    # edits meanwhile wait for about one build, not for the flood's pages: before the
+    # turns, an edit waited 7-18 s, its steps each behind a build.
+    from explorer.testing import BokehClient, run_in_thread
+
+    port = free_port()
+    proc = start_command(["--port", str(port), "--ready", "0", "--behind-proxy"])
+    try:
+        wait_for_url(proc)
+
+        async def measure() -> tuple[list[float], list[float]]:
+            import asyncio
+
+            student = BokehClient(port)
+            await student.open("/?shape=32,32")
+            for ops in [".transpose()", ".flip(0)"]:  # warm (each edit a change)
+                await student.edit(ops)
+            served: list[float] = []
+            stop = time.monotonic() + 6.0
+
+            def flood() -> None:
+                while time.monotonic() < stop:
+                    status = _get(port, "10.0.0.7", "/?shape=64,64")[0]
+                    if status == 200:
+                        served.append(time.monotonic())
+
+            attack = asyncio.gather(*(asyncio.to_thread(flood) for _ in range(16)))
+            await asyncio.sleep(1.0)
+            edits = []
+            for ops in [".transpose()", ".T[1:]", ".flip(0)", ".T.flip(1)"] * 2:
+                edits.append(await student.edit(ops) / 1000)
+                await asyncio.sleep(0.2)
+            await attack
+            await student.close()
+            return edits, sorted(served)
+
+        edits, served = run_in_thread(measure, timeout=300)
+    finally:
+        stop_command(proc)
+    gaps = sorted(b - a for a, b in zip(served, served[1:]))
+    assert len(gaps) >= 4, served
+    page_s = gaps[len(gaps) // 2]  # a build and its rest, median
+    assert max(edits) < max(3 * page_s, 0.5), (edits, page_s, len(served))
