@@ -38,9 +38,10 @@ cost (Tornado's one access line for it is counted, not repeated,
 time, each after a rest as long as the last took (:meth:`PageBudget.turn`): 60 64x64
 pages asked for at once from one address (0.25-0.5 s of CPU each) held a student's edit
 7-18 s behind them, its many short steps on the server's loop each waiting behind a
-build; now one address has at most half of the server's time. The loopback address is the operator's own, or a proxy's
-on this machine that has not been named: behind a proxy, ``--behind-proxy`` makes each
-student's own address (the proxy's ``X-Real-IP``) the one counted.
+build; now one address has at most half of the server's time. The loopback address is
+the operator's own, or a proxy's on this machine that has not been named: behind a proxy,
+``--behind-proxy`` makes each student's own address (the proxy's ``X-Real-IP``) the one
+counted.
 
 This is the explorer's own, not a patch: on with every patch off. Each served app's
 ``/ws`` route is given :class:`BoundedWSHandler`, a subclass of Panel's WebSocket handler
