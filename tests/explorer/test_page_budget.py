@@ -148,6 +148,8 @@ def test_an_addresss_pages_are_built_one_at_a_time_each_after_a_rest_as_long_as_
     # end plus its length; another address (and the server's own) is not held by them.
     import asyncio
 
+    from explorer.testing import run_in_thread
+
     budget = PageBudget()
     spans: dict[str, list[tuple[float, float]]] = {}
 
@@ -164,13 +166,15 @@ def test_an_addresss_pages_are_built_one_at_a_time_each_after_a_rest_as_long_as_
             *(page("127.0.0.1", 0.05) for _ in range(3)),
         )
 
-    started = time.monotonic()
-    asyncio.run(main())
+    # On a thread's own loop: a browser test before may have left one running here.
+    run_in_thread(main, timeout=60)
     flood = sorted(spans["10.0.0.7"])
+    assert len(flood) == 4
     for (s0, e0), (s1, _) in zip(flood, flood[1:]):
         assert s1 >= e0 + (e0 - s0) - 0.005, (s0, e0, s1)
-    assert spans["10.0.0.8"][0][0] - started < 0.04, "another address does not wait"
-    assert max(s for s, _ in spans["127.0.0.1"]) - started < 0.04, "loopback is not held"
+    first_done = flood[0][1]
+    assert spans["10.0.0.8"][0][0] < first_done, "another address does not wait its turn"
+    assert all(s < first_done for s, _ in spans["127.0.0.1"]), "loopback is not held"
     assert budget.turns == {}, "nothing is kept for an address with no page waiting"
 
 
