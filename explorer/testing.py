@@ -90,6 +90,7 @@ def served_app(make=None, ready: int | None = None, **serve: Any) -> Iterator[st
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
+        server.join(timeout=20)  # its thread ended: nothing of it runs into what follows
 
 
 def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:

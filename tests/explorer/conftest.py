@@ -12,6 +12,7 @@ a release it was not checked against.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 
@@ -50,11 +51,32 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
     return {**browser_type_launch_args, "executable_path": chromium_path, "args": CHROMIUM_ARGS}
 
 
+#: How to stop the shared server early (see :func:`pytest_runtest_teardown`).
+_SERVER_STOPS: list = []
+
+
 @pytest.fixture(scope="session")
 def explorer_server():
-    """The app served in-process on a free port; yields its base URL."""
-    with served_app() as url:
+    """The app served in-process on a free port; yields its base URL.
+
+    Stopped right after the last test that uses it: while it runs, its thread
+    destroys closed sessions and builds pages ahead, and Bokeh's ``curdoc()`` is one
+    for every thread of the process, so a test after the browser tests that builds
+    an explorer with no server would, now and then, find itself in one of its pages.
+    """
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(served_app())
+        _SERVER_STOPS.append(stack.close)
         yield url
+    _SERVER_STOPS.clear()
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if not _SERVER_STOPS or "explorer_server" not in getattr(item, "fixturenames", ()):
+        return
+    users = [i for i in item.session.items if "explorer_server" in getattr(i, "fixturenames", ())]
+    if users and item is users[-1]:
+        _SERVER_STOPS.pop()()
 
 
 @pytest.fixture

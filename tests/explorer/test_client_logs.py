@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import os
 import re
 import socket
@@ -136,6 +137,7 @@ def test_many_bad_websocket_upgrades_leave_a_few_counted_lines(plain):
     proc = start_command(["--port", str(port), "--ready", "0"], env=env)
     try:
         wait_for_url(proc)
+        start = time.monotonic()
         for _ in range(each):
             for protocol in kinds.values():
                 upgrade(port, protocol)
@@ -150,13 +152,15 @@ def test_many_bad_websocket_upgrades_leave_a_few_counted_lines(plain):
             return total
 
         lines = wait_for_lines(proc, lambda lines: counted(lines) >= sent)
+        windows = math.ceil((time.monotonic() - start) / 1.5) + 1  # a loaded machine: more
     finally:
         stop_command(proc)
     text = "\n".join(lines)
     assert counted(lines) == sent, text
     assert "Traceback" not in text and not any(line.startswith(" ") for line in lines), text
     upgrades = [line for line in lines if "WebSocket upgrade" in line]
-    assert len(upgrades) <= 12, text  # a first line and a count per reason and window
+    # a first line and a count per reason and window (3 reasons): 600 upgrades, a few lines
+    assert len(upgrades) <= 3 * (windows + 2), (windows, text)
     reasons = {line.rsplit(": ", 1)[-1] for line in upgrades}
     assert {"no 'bokeh' subprotocol", "expired token"} <= reasons, text
     assert any(reason.startswith("bad token") for reason in reasons), text
