@@ -13,6 +13,7 @@ a release it was not checked against.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 
@@ -72,11 +73,14 @@ def explorer_server():
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    if not _SERVER_STOPS or "explorer_server" not in getattr(item, "fixturenames", ()):
-        return
-    users = [i for i in item.session.items if "explorer_server" in getattr(i, "fixturenames", ())]
-    if users and item is users[-1]:
+    if _SERVER_STOPS and item is _last_server_user(item.session):
         _SERVER_STOPS.pop()()
+
+
+@functools.cache
+def _last_server_user(session: pytest.Session) -> pytest.Item | None:
+    users = [i for i in session.items if "explorer_server" in getattr(i, "fixturenames", ())]
+    return users[-1] if users else None
 
 
 @pytest.fixture

@@ -124,11 +124,6 @@ def expired_token() -> str:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the command forks")
 @pytest.mark.parametrize("plain", ["", "1"], ids=["patched", "plain"])
-@pytest.mark.xfail(
-    sys.version_info >= (3, 12),
-    reason="fails in the whole Python 3.12 / Bokeh 3.10 run, passes alone: cause not found yet",
-    strict=False,
-)
 def test_many_bad_websocket_upgrades_leave_a_few_counted_lines(plain):
     each = 150
     kinds = {
@@ -157,15 +152,16 @@ def test_many_bad_websocket_upgrades_leave_a_few_counted_lines(plain):
             return total
 
         lines = wait_for_lines(proc, lambda lines: counted(lines) >= sent)
-        windows = math.ceil((time.monotonic() - start) / 1.5) + 1  # a loaded machine: more
+        windows = math.ceil((time.monotonic() - start) / 1.5) + 1  # 1.5 s windows begun
     finally:
         stop_command(proc)
     text = "\n".join(lines)
     assert counted(lines) == sent, text
     assert "Traceback" not in text and not any(line.startswith(" ") for line in lines), text
     upgrades = [line for line in lines if "WebSocket upgrade" in line]
-    # a first line and a count per reason and window (3 reasons): 600 upgrades, a few lines
-    assert len(upgrades) <= 3 * (windows + 2), (windows, text)
+    # Each window of each of the 3 reasons: its first line and its count line. Sending
+    # the 600 took 9 windows once (42 lines), under 4 alone: a few lines, never 600.
+    assert len(upgrades) <= 2 * 3 * windows, (windows, text)
     reasons = {line.rsplit(": ", 1)[-1] for line in upgrades}
     assert {"no 'bokeh' subprotocol", "expired token"} <= reasons, text
     assert any(reason.startswith("bad token") for reason in reasons), text
