@@ -922,6 +922,8 @@ def open_page(doc) -> None:
             from explorer.led_class import attach
 
             attach(ex, search)
+        else:  # a page not in a class may start one, where this server can keep it
+            ex.classroom.offer_class()
         if ex.url.corrected:
             # The browser sends its own URL once the page has loaded, over the one
             # corrected here: send the correction again after that.

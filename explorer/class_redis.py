@@ -94,12 +94,20 @@ class RedisStore:
         self._stopping = False
         self._known: set[str] = set()
 
+    #: Every process reaches the same classes: a page may start one (explorer.class_start).
+    closed_to_pages: str | None = None
+
     # ------------------------------------------------------------------ classes
+
+    def held(self) -> int:
+        """Classes this process holds that a fresh one would lose: none (Redis keeps them)."""
+        return 0
 
     def _key(self, code: str, *rest: str) -> str:
         return ":".join([PREFIX + code, *rest])
 
-    def create(self) -> tuple[str, str]:
+    def create(self, lasting: bool = True) -> tuple[str, str]:
+        """A new class (Redis forgets every class a day after its last change)."""
         token = secrets.token_urlsafe(24)
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))

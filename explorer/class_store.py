@@ -34,15 +34,18 @@ import hmac
 import re
 import secrets
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 __all__ = [
     "CODE_ALPHABET",
     "CODE_LENGTH",
     "KINDS",
     "MAX_ANSWER_CHARS",
+    "MAX_CLASSES",
     "MAX_NAME_CHARS",
     "STATUSES",
     "ClassError",
@@ -53,12 +56,15 @@ __all__ = [
     "check_name",
     "check_answer",
     "check_student",
+    "class_links",
     "current",
     "normal",
     "set_current",
     "tally",
 ]
 
+#: The query keys of a led class's pages (explorer.led_class).
+CODE_KEY, TEACHER_KEY, STUDENT_KEY = "class", "teach", "me"
 #: The letters of a class code: none that reads as another on a projector.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 4
@@ -71,6 +77,21 @@ MAX_NAME_CHARS = 40
 STATUSES = ("waiting", "open", "closed", "revealed")
 #: The kinds of change a store tells its subscribers of.
 KINDS = ("move", "status", "answer", "join")
+#: The most classes started from pages one process keeps in memory at a time (a class
+#: started from the page is one request: this bounds what any number of them can make
+#: it hold; a class the command line started is not counted).
+MAX_CLASSES = 64
+#: A class in memory no page has been in for this long (s) is forgotten...
+QUIET_S = 2 * 3600.0
+#: ... and one no page has ever been in, this long after it was started (a class
+#: started and never opened).
+UNOPENED_S = 600.0
+
+
+def class_links(base: str, code: str, token: str) -> tuple[str, str]:
+    """The students' link and the teacher's (secret) link of class ``code`` at ``base``."""
+    base = base if base.endswith("/") else base + "/"
+    return f"{base}?{CODE_KEY}={code}", f"{base}?{CODE_KEY}={code}&{TEACHER_KEY}={quote(token)}"
 
 
 class ClassError(ValueError):
@@ -224,8 +245,13 @@ class UnknownClass(ClassError):
 
 
 class _Class:
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, now: float, lasting: bool) -> None:
         self.token = token
+        #: Started by the command line: kept as long as the process, quiet or not.
+        self.lasting = lasting
+        #: Since when no page has been in the class (None while one is); whether one was.
+        self.quiet_since: float | None = now
+        self.opened = False
         self.position = Position()
         self.status: dict[str, str] = {}
         self.answers: dict[str, dict[str, tuple[str, str]]] = {}
@@ -238,28 +264,66 @@ class MemoryStore:
     Thread-safe (a test's thread and the server's loop may both use it);
     subscribers are called in the thread that made the change, after the change,
     outside the store's lock.
+
+    It holds at most :data:`MAX_CLASSES` classes started from pages: one that no page
+    has been in for :data:`QUIET_S` (:data:`UNOPENED_S` for one no page ever opened) is
+    forgotten, and past that bound :meth:`create` refuses, saying so.
     """
 
-    def __init__(self) -> None:
+    #: Why a page may not start a class here, or None (it may): set by the command
+    #: line where each of several processes would hold classes of its own.
+    closed_to_pages: str | None = None
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.RLock()
         self._classes: dict[str, _Class] = {}
         self._subscribers: dict[str, dict[int, tuple[frozenset, Callable[[str], None]]]] = {}
         self._next = 0
+        self._clock = clock
 
     description = "in this server's process"
 
     # ------------------------------------------------------------------ classes
 
-    def create(self) -> tuple[str, str]:
-        """A new class: ``(code, teacher_token)``."""
+    def create(self, lasting: bool = True) -> tuple[str, str]:
+        """A new class: ``(code, teacher_token)``. One started from a page is not
+        ``lasting``: it is forgotten once quiet, and refused (:class:`ClassError`) while
+        this process holds :data:`MAX_CLASSES` such classes (see the class)."""
         with self._lock:
+            self._forget_quiet()
+            if not lasting and self._from_pages() >= MAX_CLASSES:
+                raise ClassError(
+                    f"this server holds {MAX_CLASSES} classes, the most it keeps: one is "
+                    f"forgotten once no page has been in it for {QUIET_S / 3600:.0f} hours "
+                    "(ask the server's operator, or try again later)"
+                )
             while True:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 if code not in self._classes:
                     break
             token = secrets.token_urlsafe(24)
-            self._classes[code] = _Class(token)
+            self._classes[code] = _Class(token, self._clock(), lasting)
             return code, token
+
+    def held(self) -> int:
+        """How many classes this process holds (those gone quiet forgotten first): while
+        one is, the process is not replaced by a fresh one (explorer.recycling)."""
+        with self._lock:
+            self._forget_quiet()
+            return len(self._classes)
+
+    def _from_pages(self) -> int:
+        return sum(1 for room in self._classes.values() if not room.lasting)
+
+    def _forget_quiet(self) -> None:
+        now = self._clock()
+        for code, room in list(self._classes.items()):
+            since = room.quiet_since
+            if room.lasting or since is None:
+                continue
+            if now - since >= (QUIET_S if room.opened else UNOPENED_S):
+                del self._classes[code]
+                self._subscribers.pop(code, None)
 
     def _get(self, code: str) -> _Class:
         code = check_code(code)
@@ -372,10 +436,17 @@ class MemoryStore:
             self._next += 1
             handle = self._next
             self._subscribers.setdefault(code, {})[handle] = (frozenset(kinds), callback)
+            room = self._classes.get(code)
+            if room is not None:
+                room.quiet_since, room.opened = None, True
 
         def stop() -> None:
             with self._lock:
-                self._subscribers.get(code, {}).pop(handle, None)
+                left = self._subscribers.get(code, {})
+                left.pop(handle, None)
+                room = self._classes.get(code)
+                if room is not None and not left and room.quiet_since is None:
+                    room.quiet_since = self._clock()
 
         return stop
 

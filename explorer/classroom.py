@@ -308,6 +308,14 @@ class Classroom:
             sizing_mode="stretch_width",
         )
 
+    def offer_class(self) -> None:
+        """Offer "lead a class" in the help text, where this server may start one (a
+        served page not in a class: explorer.class_start)."""
+        from .class_start import START_FORM, may_start
+
+        if may_start():
+            self.help_pane.object = f"{HELP}\n\n{START_FORM}"
+
     # ------------------------------------------------------------------ lessons
 
     def _find(self, lesson_id: str) -> L.Lesson:

@@ -569,6 +569,8 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     import panel as pn
 
     from .app import app
+    from .class_store import MemoryStore
+    from .class_store import current as class_store
     from .serving import freeze_lasting
 
     pn.extension()
@@ -590,6 +592,16 @@ def serve(args: argparse.Namespace, kwargs: dict) -> int:
     except ValueError as exc:
         return fail(str(exc))
     forks = hasattr(os, "fork")
+    store = class_store()
+    if several and isinstance(store, MemoryStore):
+        # Each worker would hold classes of its own: a student's page, on another worker
+        # than the teacher's, would not find the class (explorer.class_start).
+        store.closed_to_pages = (
+            "This server runs several processes, each with classes of its own, so a class "
+            "cannot be started from the page here. Its operator can start one with "
+            "candela-explorer --class, or serve with --class-store redis://HOST:PORT/N "
+            "(or --num-procs 1)."
+        )
     if forks and not several:
         kwargs = {**kwargs, "num_procs": ONE_WORKER}  # Bokeh forks for any number but 1
     if kwargs["num_procs"] != 1:

@@ -40,13 +40,12 @@ import panel as pn
 from panel.io.state import set_curdoc
 
 from . import class_store as cs
+from .class_store import CODE_KEY, STUDENT_KEY, TEACHER_KEY, class_links
 from .quick import QuickHTML
 from .style import CSS
 
 __all__ = ["LedClass", "attach", "class_links"]
 
-#: The query keys of a led class.
-CODE_KEY, TEACHER_KEY, STUDENT_KEY = "class", "teach", "me"
 
 CLASS_CSS = """
 .candela-class { border: 2px solid var(--candela-accent, #1f5fa8); border-radius: 6px;
@@ -58,12 +57,6 @@ CLASS_CSS = """
 .candela-class-message { color: var(--candela-warn, #8a4b00); white-space: pre-wrap; }
 .candela-class-state { font-weight: 600; }
 """
-
-
-def class_links(base: str, code: str, token: str) -> tuple[str, str]:
-    """The students' link and the teacher's (secret) link of class ``code`` at ``base``."""
-    base = base if base.endswith("/") else base + "/"
-    return f"{base}?{CODE_KEY}={code}", f"{base}?{CODE_KEY}={code}&{TEACHER_KEY}={quote(token)}"
 
 
 def attach(ex, search: str) -> LedClass | None:

@@ -14,7 +14,8 @@ every :data:`CHECK_S` seconds; the worker is recycled when all of these hold:
 
 - it has served a session (a fresh worker is warm, and is never recycled: no loop);
 - no session is open (a student's page, even one left open without a word, keeps
-  its session, so a lesson under way is never cut), and none has been, nor has any
+  its session, so a lesson under way is never cut), no led class is kept in its memory
+  (:meth:`explorer.class_store.MemoryStore.held`), and none has been, nor has any
   request come, for :data:`IDLE_S` seconds;
 - its resident memory is more than :data:`MARGIN_MB` over its warm size: the largest
   it was before its first session (the process as forked, its pages built ahead),
@@ -136,6 +137,14 @@ class Recycler:
         return quiet >= IDLE_S and rss - self.warm > MARGIN_MB
 
 
+def busy(server: Any) -> int:
+    """What keeps ``server``'s worker: its open sessions, and the led classes kept in its
+    memory (one started from a page: explorer.class_start), each as a session."""
+    from .class_store import current as class_store
+
+    return len(server.get_sessions()) + class_store().held()
+
+
 def install(server: Any, status: int, expected_mb: float = 0.0) -> Recycler:
     """Recycle the worker that serves ``server`` (what :func:`panel.serve` returns) when it
     should be (see the module), exiting with ``status``. ``expected_mb``: what its pages
@@ -145,7 +154,7 @@ def install(server: Any, status: int, expected_mb: float = 0.0) -> Recycler:
 
     from .workers import task_id
 
-    recycler = Recycler(lambda: len(server.get_sessions()), expected_mb)
+    recycler = Recycler(lambda: busy(server), expected_mb)
     pn.state.on_session_created(recycler.session_created)
 
     def check() -> None:

@@ -74,7 +74,7 @@ from typing import Any
 from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
 
-from . import client_logs, patches
+from . import class_start, client_logs, patches
 from .page_changes import MAX_MESSAGE_BYTES
 
 __all__ = [
@@ -283,6 +283,8 @@ def server_settings() -> dict[str, Any]:
         "websocket_max_message_size": MAX_MESSAGE_BYTES,
         # Tornado's default, written out: long_query_numbers() relies on it.
         "http_server_kwargs": {"max_header_size": MAX_HEADER_BYTES},
+        # A teacher starts a led class from the page (explorer.class_start).
+        "extra_patterns": class_start.route(),
     }
 
 
