@@ -871,6 +871,8 @@ def app() -> pn.viewable.Viewable:
     # page left empty). With the GIL the pages were never built in parallel anyway.
     with _BUILDING:
         ex = Explorer()
+        # "lead a class", in the page as built (a page in a class takes it out at open)
+        ex.classroom.offer_class()
         doc = pn.state.curdoc
         if doc is not None:
             _PAGES[doc] = weakref.ref(ex)
@@ -921,9 +923,8 @@ def open_page(doc) -> None:
         if "class=" in search:  # a led class (explorer.led_class)
             from explorer.led_class import attach
 
+            ex.classroom.offer_class(False)  # a page in a class starts none
             attach(ex, search)
-        else:  # a page not in a class may start one, where this server can keep it
-            ex.classroom.offer_class()
         if ex.url.corrected:
             # The browser sends its own URL once the page has loaded, over the one
             # corrected here: send the correction again after that.

@@ -308,13 +308,14 @@ class Classroom:
             sizing_mode="stretch_width",
         )
 
-    def offer_class(self) -> None:
-        """Offer "lead a class" in the help text, where this server may start one (a
-        served page not in a class: explorer.class_start)."""
+    def offer_class(self, offer: bool = True) -> None:
+        """Offer "lead a class" in the help text of a served page, where this server may
+        start one (explorer.class_start); ``offer=False`` takes it out again."""
         from .class_start import START_FORM, may_start
 
-        if may_start():
-            self.help_pane.object = f"{HELP}\n\n{START_FORM}"
+        text = f"{HELP}\n\n{START_FORM}" if offer and may_start() else HELP
+        if self.help_pane.object != text:
+            self.help_pane.object = text
 
     # ------------------------------------------------------------------ lessons
 

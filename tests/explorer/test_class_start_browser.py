@@ -16,7 +16,7 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
 from explorer import class_store as cs
-from explorer.testing import open_served
+from explorer.testing import open_served, served_app
 
 pytestmark = pytest.mark.browser
 
@@ -53,12 +53,11 @@ def test_a_teacher_starts_a_class_from_a_lessons_page_and_a_student_follows_it(
     assert errors == []
 
 
-def test_no_page_offers_a_class_where_the_server_cannot_keep_one(
-    page, explorer_server, monkeypatch
-):
+def test_no_page_offers_a_class_where_the_server_cannot_keep_one(page, monkeypatch):
     store = cs.MemoryStore()
-    store.closed_to_pages = "several processes"
+    store.closed_to_pages = "several processes"  # as the command line sets it, before serving
     monkeypatch.setattr(cs, "_CURRENT", store)
-    open_served(page, f"{explorer_server}?lesson=transpose&step=2")
-    expect(page.locator(".candela-lesson-help")).to_contain_text("Lessons open from a link")
-    expect(page.locator(BUTTON)).to_have_count(0)
+    with served_app(ready=1) as url:  # a page built ahead too
+        open_served(page, f"{url}?lesson=transpose&step=2")
+        expect(page.locator(".candela-lesson-help")).to_contain_text("Lessons open from a link")
+        expect(page.locator(BUTTON)).to_have_count(0)
