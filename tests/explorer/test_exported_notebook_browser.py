@@ -117,3 +117,36 @@ def test_a_sanitized_export_shows_each_explorers_still_picture_not_script_text(
     assert "A: logical grid (3, 4)" in second and "B: logical grid (2, 3)" in second
     assert f"stride {b.stride}" in second and "0AB" in second and "1A" in second
     page.screenshot(path=str(tmp_path / "sanitized.png"))
+
+
+def test_a_notebook_opened_untrusted_in_jupyterlab_shows_each_explorers_still_picture(
+    browser, executed, tmp_path_factory
+):
+    # A notebook someone sends you: saved with its outputs, never run here, so JupyterLab
+    # opens it untrusted (no script of it runs, its HTML sanitized). Each explorer shows
+    # its still picture, not run-together text, and nothing is asked of the network.
+    pytest.importorskip("jupyterlab")
+    from tests.explorer.test_jupyterlab import Jupyter, Offline
+
+    jupyter = Jupyter(tmp_path_factory.mktemp("untrusted"))
+    offline = Offline(browser)
+    try:
+        nbformat.write(executed, str(jupyter.notebooks / "sent.ipynb"))  # unsigned
+        page = offline.page()
+        page.goto(f"{jupyter.url}/lab/tree/sent.ipynb?reset")
+        outputs = page.locator(".jp-OutputArea-output")
+        stills = page.locator(".jp-OutputArea-output .candela-still-html")
+        expect(stills).to_have_count(2, timeout=60_000)
+        expect(stills.first).to_be_visible()
+        first, second = (stills.nth(i).inner_text() for i in range(2))
+        assert "the buffer position each cell reads" in first and "stride (1, 4)" in first
+        assert "A: logical grid (3, 4)" in second and "B: logical grid (2, 3)" in second
+        text = " ".join(outputs.evaluate_all("els => els.map(e => e.innerText)"))
+        assert "01234567891011" not in text.replace(" ", "").replace("\n", " ")
+        assert "docs_json" not in text and "function(" not in text
+        assert page.locator(".jp-OutputArea-output .candela-explorer").count() == 0
+        assert offline.blocked == [], offline.blocked
+        page.screenshot(path=str(tmp_path_factory.getbasetemp() / "untrusted.png"))
+    finally:
+        offline.close()
+        jupyter.stop()
