@@ -197,10 +197,11 @@ def _add_still(explorer, bundle) -> None:
     try:
         data = bundle[0]
         lines = [repr_text(explorer), *_still_lines(explorer)]
-        svg = still_svg(explorer.layout, lines)
         other = explorer.compare_result if not explorer.concealed else None
+        second = other.layout if other else None
         second_lines = [f"B: {other.ops}", *_layout_lines(other.layout)] if other else []
-        tables = still_html(explorer.layout, lines, other.layout if other else None, second_lines)
+        svg = still_svg(explorer.layout, lines, second, second_lines)
+        tables = still_html(explorer.layout, lines, second, second_lines)
     except Exception:  # the live explorer matters more than its picture
         return
     data["image/svg+xml"] = svg

@@ -30,46 +30,75 @@ def _grid_shape(shape: tuple[int, ...]) -> tuple[int, int]:
     return math.prod(shape[:-1]), shape[-1]
 
 
-def still_svg(layout, lines: list[str]) -> str:
-    """An SVG of ``layout``'s grid and buffer with ``lines`` of text (the fields) under them."""
-    rows, cols = _grid_shape(tuple(layout.shape))
-    positions = [int(p) for p in layout.positions()] if rows * cols <= MAX_CELLS else []
-    buffer = max(positions) + 1 if positions else 0
+#: A buffer cell's fill: read by the one view, by A only, B only, both, or neither.
+READ_FILL = {"*": "#f6d9a8", "A": "#dbe8f6", "B": "#f6d9a8", "AB": "#c9e7c2", "": "#f2f2f2"}
+
+
+def still_svg(layout, lines: list[str], second=None, second_lines=()) -> str:
+    """An SVG of ``layout``'s grid and buffer with ``lines`` of text (the fields) under
+    them; with ``second`` (a compare's second view over the same buffer), both grids
+    (A, B) and the buffer's cells marked with the views that read them, then
+    ``second_lines``."""
+    views = [("A: " if second is not None else "", layout)]
+    if second is not None:
+        views.append(("B: ", second))
+    drawn = []
+    for name, lay in views:
+        rows, cols = _grid_shape(tuple(lay.shape))
+        positions = [int(p) for p in lay.positions()] if rows * cols <= MAX_CELLS else []
+        drawn.append((name, lay, rows, cols, positions))
+    shown = all(positions for *_, positions in drawn)
+    buffer = max(max(p) + 1 for *_, p in drawn) if shown else 0
+    text = 'font-family="monospace" font-size="12" fill="#222"'
+    small = 'font-family="monospace" font-size="8" fill="#222"'
     parts = []
     y = 8
-    text = 'font-family="monospace" font-size="12" fill="#222"'
-    if positions:
-        parts.append(f'<text x="8" y="{y + 12}" {text}>logical grid {layout.shape}</text>')
-        y += 20
-        for k, p in enumerate(positions):
-            r, c = divmod(k, cols)
-            x0, y0 = 8 + c * CELL, y + r * CELL
+
+    def cell(x0: float, y0: float, fill: str, stroke: str, label: str, mark: str = "") -> None:
+        parts.append(
+            f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
+            f'fill="{fill}" stroke="{stroke}"/>'
+            f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + (1 if mark else 4)}" '
+            f'text-anchor="middle" {text}>{label}</text>'
+        )
+        if mark:
             parts.append(
-                f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
-                f'fill="#dbe8f6" stroke="#4a78a8"/>'
-                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + 4}" text-anchor="middle" '
-                f"{text}>{p}</text>"
+                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL - 5}" text-anchor="middle" '
+                f"{small}>{mark}</text>"
             )
-        y += rows * CELL + 12
-        parts.append(f'<text x="8" y="{y + 12}" {text}>memory buffer, {buffer} positions</text>')
+
+    if shown:
+        for name, lay, rows, cols, positions in drawn:
+            parts.append(f'<text x="8" y="{y + 12}" {text}>{name}logical grid {lay.shape}</text>')
+            y += 20
+            for k, p in enumerate(positions):
+                r, c = divmod(k, cols)
+                cell(8 + c * CELL, y + r * CELL, "#dbe8f6", "#4a78a8", str(p))
+            y += rows * CELL + 12
+        reads = [set(positions) for *_, positions in drawn]
+        key = "" if second is None else " (read by A, B or both)"
+        parts.append(
+            f'<text x="8" y="{y + 12}" {text}>memory buffer, {buffer} positions{key}</text>'
+        )
         y += 20
-        used = set(positions)
         for p in range(buffer):
-            x0 = 8 + (p % 32) * CELL
-            y0 = y + (p // 32) * CELL
-            fill = "#f6d9a8" if p in used else "#f2f2f2"
-            parts.append(
-                f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
-                f'fill="{fill}" stroke="#a8824a"/>'
-                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + 4}" text-anchor="middle" '
-                f"{text}>{p}</text>"
-            )
+            if second is None:
+                mark, shown_mark = ("*" if p in reads[0] else ""), ""
+            else:
+                mark = ("A" if p in reads[0] else "") + ("B" if p in reads[1] else "")
+                shown_mark = mark or "-"
+            cell(8 + (p % 32) * CELL, y + (p // 32) * CELL, READ_FILL[mark], "#a8824a", str(p),
+                 shown_mark)  # fmt: skip
         y += math.ceil(buffer / 32) * CELL + 12
-    for line in lines:
+    every_line = [*lines, *second_lines]
+    for line in every_line:
         parts.append(f'<text x="8" y="{y + 12}" {text}>{html.escape(line)}</text>')
         y += 18
-    width = 16 + max(cols if positions else 0, min(buffer, 32)) * CELL
-    width = max(width, 16 + 8 * max((len(line) for line in lines), default=0))
+    widest = max((cols for *_, cols, _ in drawn), default=0) if shown else 0
+    width = 16 + max(widest, min(buffer, 32)) * CELL
+    headings = [f"memory buffer, {buffer} positions (read by A, B or both)"] if second else []
+    longest = max((len(line) for line in [*every_line, *headings]), default=0)
+    width = max(width, 16 + 8 * longest)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="candela-still" width="{width}" '
         f'height="{y + 8}" viewBox="0 0 {width} {y + 8}" role="img" '

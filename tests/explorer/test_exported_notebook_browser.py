@@ -150,3 +150,12 @@ def test_a_notebook_opened_untrusted_in_jupyterlab_shows_each_explorers_still_pi
     finally:
         offline.close()
         jupyter.stop()
+
+
+def test_each_outputs_picture_for_viewers_that_show_pictures_draws_every_view(executed):
+    # GitHub and nbviewer may show an output's image/svg+xml: a compare's shows both views.
+    svgs = [o["data"]["image/svg+xml"] for c in executed.cells for o in c.outputs
+            if "image/svg+xml" in o.get("data", {})]  # fmt: skip
+    assert len(svgs) == 2
+    assert "logical grid (4, 3)" in svgs[0] and "B: logical grid" not in svgs[0]
+    assert "A: logical grid (3, 4)" in svgs[1] and "B: logical grid (2, 3)" in svgs[1]
