@@ -500,11 +500,39 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         batch = contextlib.ExitStack()
         batch.enter_context(pn.io.hold())
         batch.enter_context(one_message([view.root for view in self._views]))
+        batch.enter_context(self._drawn_once())
         return batch
 
     _built = False
+    #: How deep in batches the explorer is, and the views to draw once the outermost ends.
+    _depth = 0
+    _to_draw: list | None = None
+    _play_after = False
+
+    @contextlib.contextmanager
+    def _drawn_once(self):
+        """Each view drawn once, as the batch's last change, however many changes of the
+        batch asked for it: a view drawn twice in one held message (a step that reveals
+        the last one's answer, then moves on) sent, besides the new state, a change of a
+        few columns whose values Bokeh reads when the message is sent, the new ones, of
+        another length than the source's other columns ("Size mismatch" in the page)."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self._to_draw:
+                views, self._to_draw = self._to_draw, None
+                for view in views:
+                    self._draw(view)
+            if self._depth == 0 and self._play_after:
+                self._play_after = False
+                self._play()  # after the walk it plays is drawn
 
     def _play(self) -> None:
+        if self._depth > 0:
+            self._play_after = True
+            return
         self.keys.play_count += 1
 
     def _on_columns(self, event) -> None:
@@ -669,6 +697,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.cost_pane.object = cost_html(self._cost_view(), side=side)
 
     def _draw(self, view: _View) -> None:
+        if self._depth > 0:  # at the end of the batch (_drawn_once)
+            if self._to_draw is None:
+                self._to_draw = []
+            if view not in self._to_draw:
+                self._to_draw.append(view)
+            return
         doc = view.figures.logical_figure.document
         if doc is not None and doc is not pn.state.curdoc and doc.session_context is not None:
             # A view in another served session (one explorer shown on two pages): its

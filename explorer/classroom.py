@@ -98,14 +98,16 @@ class Classroom:
         """Go to the next step of the lesson (no-op at the last); leaving a question
         unanswered gives it up (see ``given_up``)."""
         if self._lesson is not None and self.state.step < len(self._lesson.steps):
-            self._leave()
-            self.state.step += 1
+            with self.state._batch():  # one change of the page, each view drawn once
+                self._leave()
+                self.state.step += 1
 
     def previous(self) -> None:
         """Go to the previous step of the lesson (no-op at the first); as ``next``."""
         if self._lesson is not None and self.state.step > 1:
-            self._leave()
-            self.state.step -= 1
+            with self.state._batch():
+                self._leave()
+                self.state.step -= 1
 
     def _leave(self) -> None:
         step = self.current_step

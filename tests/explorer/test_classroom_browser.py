@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import expect
 
-from explorer.testing import MARKS_JS
+from explorer.testing import MARKS_JS, open_served
 
 pytestmark = pytest.mark.browser
 
@@ -160,3 +160,18 @@ def test_in_a_byte_unit_the_revealed_answer_and_its_working_are_in_bytes(open_le
     expect(verdict).to_contain_text("adj_stride[0] is -28 bytes of float32 (-7 elements)")
     expect(page.locator(".candela-worked")).to_contain_text("4 - 16*(3-1) = -28 bytes")
     expect(page.locator(".candela-adj-stride")).to_have_text("(-28, 16)")
+
+
+def test_next_past_an_unanswered_question_to_a_new_buffer_throws_nothing(page, explorer_server):
+    # sliding-windows 4 -> 5: the step left shows its answer and the next has a buffer of
+    # another length; drawn twice in one message, BokehJS threw "Size mismatch" twice.
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    open_served(page, explorer_server + "?lesson=sliding-windows&step=4")
+    for n in (5, 6):
+        page.locator(".candela-next button").click()
+        expect(page.locator(".candela-lesson-step")).to_have_text(f"step {n} of 6")
+        shape = "4,4" if n == 5 else "10"
+        expect(page.locator(".candela-shape-input input")).to_have_value(shape)
+    page.wait_for_timeout(500)  # anything the page's scripts throw once it settles
+    assert errors == []

@@ -191,14 +191,19 @@ NOT_YET = {
 def test_presenter_mode_at_1024_by_768_draws_lesson_grids_of_up_to_24_cells_at_40_px(
     page, explorer_server, lesson
 ):
-    # Each step as a projector shows it before the answer: a grid of up to 24 cells has
-    # cells of 40 px or more, every one showing its label, the buffer under it keeping
-    # its own; the page logs no console error on any step.
+    # Each step as a projector shows it before the answer, walked as a teacher walks a
+    # lesson (next ▶, which before an answer is "show me" for the step it leaves): a grid
+    # of up to 24 cells has cells of 40 px or more, every one showing its label, the
+    # buffer under it keeping its own; the page logs no console error on any step.
     errors = console_errors(page)
     short = []
+    _open(page, explorer_server, f"?lesson={lesson.id}&step=1&presenter=true", 1024, 768)
     for n in range(1, len(lesson.steps) + 1):
-        query = f"?lesson={lesson.id}&step={n}&presenter=true"
-        _open(page, explorer_server, query, 1024, 768)
+        if n > 1:
+            page.locator(".candela-next button").click()
+        expect(page.locator(".candela-lesson-step")).to_have_text(
+            f"step {n} of {len(lesson.steps)}"
+        )
         page.wait_for_timeout(400)  # the room measured, the cells sized to it
         seen = page.evaluate(CELLS_JS)
         grid, lane = seen["logical"], seen["buffer"]
