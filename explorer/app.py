@@ -268,6 +268,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )
         self._phone_order()
         self._views: list[_View] = []
+        #: The views to draw once the outermost batch ends (_drawn_once).
+        self._to_draw: list[_View] = []
         self._view = self._new_view()
         self.url: UrlSync | None = None
         self.watch_batched(self._on_columns, ["columns"])
@@ -504,9 +506,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         return batch
 
     _built = False
-    #: How deep in batches the explorer is, and the views to draw once the outermost ends.
+    #: How deep in batches the explorer is; whether to play once the outermost ends.
     _depth = 0
-    _to_draw: list | None = None
     _play_after = False
 
     @contextlib.contextmanager
@@ -522,7 +523,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         finally:
             self._depth -= 1
             if self._depth == 0 and self._to_draw:
-                views, self._to_draw = self._to_draw, None
+                views, self._to_draw = self._to_draw, []
                 for view in views:
                     self._draw(view)
             if self._depth == 0 and self._play_after:
@@ -698,8 +699,6 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _draw(self, view: _View) -> None:
         if self._depth > 0:  # at the end of the batch (_drawn_once)
-            if self._to_draw is None:
-                self._to_draw = []
             if view not in self._to_draw:
                 self._to_draw.append(view)
             return

@@ -14,7 +14,8 @@ wherever this process may start one (:func:`may_start`); pressing it sends
 - or, where it cannot, a short page saying why, with a link back, never a class
   half made: the store is this process's own and the server runs several
   (``closed_to_pages``, 403); the address started more than :data:`STARTS` allows
-  (429 with ``Retry-After``); the store holds all it keeps or is out of reach (503).
+  (429 with ``Retry-After``; token buckets as for its pages,
+  :class:`explorer.connection_bounds.AddressBuckets`); the store holds all it keeps or is out of reach (503).
 
 Anyone who has the page can press it (a student too): what that costs is bounded by
 the address's budget and by the store (:data:`explorer.class_store.MAX_CLASSES`, a
@@ -27,21 +28,17 @@ from __future__ import annotations
 import html
 import logging
 import math
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import tornado.web
 
 from . import class_store as cs
+from .connection_bounds import AddressBuckets
 
 __all__ = [
     "PATH",
     "START_FORM",
     "STARTS",
-    "StartBudget",
     "StartClass",
     "kept_query",
     "may_start",
@@ -55,8 +52,6 @@ PATH = "class/new"
 #: The classes one address may start: (a second, at once). Several teachers behind one
 #: school address start theirs within it; a script starting hundreds does not.
 STARTS = (1 / 120, 4.0)
-#: The most addresses whose budgets are kept (the longest unheard are forgotten).
-MAX_ADDRESSES = 4096
 #: What a class started from a page keeps of the page's address: where it was.
 KEPT_KEYS = ("lesson", "step", "presenter")
 MAX_KEPT_CHARS = 64
@@ -74,29 +69,8 @@ def may_start() -> bool:
     return cs.current().closed_to_pages is None
 
 
-class StartBudget:
-    """Token buckets of the classes each address starts (:data:`STARTS`); :meth:`admit`
-    takes one and returns 0, or returns the seconds until the address has one again."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def admit(self, address: str) -> float:
-        rate, burst = STARTS
-        with self._lock:
-            now = self.clock()
-            left, at = self.buckets.pop(address, (burst, now))
-            left = min(burst, left + max(now - at, 0.0) * rate)
-            wait = 0.0 if left >= 1.0 else (1.0 - left) / rate
-            self.buckets[address] = (left - 1.0 if wait == 0.0 else left, now)
-            while len(self.buckets) > MAX_ADDRESSES:
-                self.buckets.popitem(last=False)
-        return wait
-
-
-_BUDGET = StartBudget()
+#: Each address's starts (the server's one loop asks it: no lock).
+_BUDGET = AddressBuckets(*STARTS)
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Candela Explorer: no class started</title>
@@ -136,7 +110,7 @@ class StartClass(tornado.web.RequestHandler):
         if store.closed_to_pages is not None:
             self._refuse(403, store.closed_to_pages)
             return
-        wait = _BUDGET.admit(str(self.request.remote_ip))
+        wait = _BUDGET.take(str(self.request.remote_ip))
         if wait > 0.0:
             seconds = max(1, math.ceil(wait))
             self.set_header("Retry-After", str(seconds))

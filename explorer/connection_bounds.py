@@ -69,6 +69,7 @@ from panel.io.server import WSHandler
 
 __all__ = [
     "MAX_BUFFERS",
+    "AddressBuckets",
     "MAX_BUFFER_BYTES",
     "BoundedWSHandler",
     "FrameBudget",
@@ -162,6 +163,30 @@ MAX_ADDRESSES = 4096
 PAGES_REFUSED = "Too many pages asked for from this address: try again in {wait} s.\n"
 
 
+class AddressBuckets:
+    """A token bucket per address: ``rate`` a second, ``burst`` at once; the buckets of
+    the :data:`MAX_ADDRESSES` longest unheard addresses are forgotten.
+
+    :meth:`take` takes one from ``address``'s bucket and returns 0, or returns the
+    seconds until it holds one again (nothing is taken)."""
+
+    def __init__(
+        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, address: str) -> float:
+        now = self.clock()
+        left, at = self.buckets.pop(address, (self.burst, now))
+        left = min(self.burst, left + max(now - at, 0.0) * self.rate)
+        wait = 0.0 if left >= 1.0 else (1.0 - left) / self.rate
+        self.buckets[address] = (left - 1.0 if wait == 0.0 else left, now)
+        while len(self.buckets) > MAX_ADDRESSES:
+            self.buckets.popitem(last=False)
+        return wait
+
+
 class PageBudget:
     """Token buckets of the pages each address asks for (:data:`PAGES`).
 
@@ -171,24 +196,14 @@ class PageBudget:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.pages = AddressBuckets(*PAGES, clock)
         #: Each address's turn (one page built at a time) and how many of its pages wait
         #: or are built; when its rest after the last one ends.
         self.turns: dict[str, tuple[asyncio.Lock, int]] = {}
         self.rests: OrderedDict[str, float] = OrderedDict()
 
     def admit(self, address: str) -> float:
-        if _loopback(address):
-            return 0.0
-        rate, burst = PAGES
-        now = self.clock()
-        left, at = self.buckets.pop(address, (burst, now))
-        left = min(burst, left + max(now - at, 0.0) * rate)
-        wait = 0.0 if left >= 1.0 else (1.0 - left) / rate
-        self.buckets[address] = (left - 1.0 if wait == 0.0 else left, now)
-        while len(self.buckets) > MAX_ADDRESSES:
-            self.buckets.popitem(last=False)
-        return wait
+        return 0.0 if _loopback(address) else self.pages.take(address)
 
     @contextlib.asynccontextmanager
     async def turn(self, address: str) -> AsyncIterator[None]:

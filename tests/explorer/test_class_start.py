@@ -18,6 +18,7 @@ from hypothesis import strategies as hs
 
 from explorer import class_start
 from explorer import class_store as cs
+from explorer.connection_bounds import AddressBuckets
 from explorer.recycling import IDLE_S, Recycler, busy
 from explorer.testing import served_app, start_command, stop_command, wait_for_url
 
@@ -145,17 +146,17 @@ def test_a_worker_keeps_while_a_class_lives_in_it_and_may_go_once_it_is_forgotte
 @given(gaps=hs.lists(hs.floats(0.0, 2000.0), min_size=1, max_size=60))
 def test_an_address_starts_at_most_its_burst_and_then_its_rate_and_a_teacher_never_waits(gaps):
     clock = Clock()
-    budget = class_start.StartBudget(clock=clock)
+    budget = AddressBuckets(*class_start.STARTS, clock)
     rate, burst = class_start.STARTS
     admitted, start = 0, clock.now
     for gap in gaps:
         clock.now += gap
-        admitted += budget.admit("10.0.0.7") == 0.0
+        admitted += budget.take("10.0.0.7") == 0.0
         assert admitted <= burst + (clock.now - start) * rate + 1e-9
-    teacher = class_start.StartBudget(clock=clock)
+    teacher = AddressBuckets(*class_start.STARTS, clock)
     for _ in range(20):  # a class every ten minutes, all day
         clock.now += 600.0
-        assert teacher.admit("10.0.0.8") == 0.0
+        assert teacher.take("10.0.0.8") == 0.0
 
 
 # --------------------------------------------------------------------------- the route
@@ -176,7 +177,7 @@ def post(url: str, path: str = "class/new", referer: str | None = None, method: 
 def fresh(monkeypatch):
     store = cs.MemoryStore()
     monkeypatch.setattr(cs, "_CURRENT", store)
-    monkeypatch.setattr(class_start, "_BUDGET", class_start.StartBudget())
+    monkeypatch.setattr(class_start, "_BUDGET", AddressBuckets(*class_start.STARTS))
     return store
 
 
