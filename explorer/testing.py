@@ -335,6 +335,8 @@ class BokehClient:
 
     async def connect(self, token: str) -> None:
         """Open the WebSocket of the session ``token`` names (a page's, already served)."""
+        import asyncio
+
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
@@ -353,6 +355,10 @@ class BokehClient:
             compression_options={},  # permessage-deflate, offered as browsers do
         )
         self.ws.protocol.set_nodelay(True)
+        # Whole messages are read by a task of their own into a queue: a read given up
+        # (``drain``'s timeout) then never leaves half a message read, nor loses one.
+        self._messages: asyncio.Queue = asyncio.Queue()
+        self._reader = asyncio.ensure_future(self._read_messages())
         await self.read()  # ACK
 
     async def pull(self) -> dict:
@@ -420,15 +426,28 @@ class BokehClient:
             await self.ws.write_message(json.dumps(part))
 
     async def read(self) -> tuple[dict, dict]:
-        """One whole message (header, metadata, content, then its buffers)."""
+        """The next whole message from the server: its header and content. A
+        ConnectionError once the server has closed the WebSocket."""
+        item = await self._messages.get()
+        if isinstance(item, BaseException):
+            self._messages.put_nowait(item)  # and again for every later read
+            raise item
+        return item
+
+    async def _read_messages(self) -> None:
+        """Each message (header, metadata, content, then its buffers) into the queue."""
         import json
 
-        header = json.loads(await self._frame())
-        await self._frame()
-        content = json.loads(await self._frame())
-        for _ in range(2 * header.get("num_buffers", 0)):
-            await self._frame()
-        return header, content
+        try:
+            while True:
+                header = json.loads(await self._frame())
+                await self._frame()
+                content = json.loads(await self._frame())
+                for _ in range(2 * header.get("num_buffers", 0)):
+                    await self._frame()
+                self._messages.put_nowait((header, content))
+        except Exception as exc:
+            self._messages.put_nowait(exc)
 
     async def _frame(self):
         frame = await self.ws.read_message()
@@ -460,7 +479,10 @@ class BokehClient:
         t0 = time.perf_counter()
         await self.enter("candela-ops-input", ops)
         while True:
-            header, content = await asyncio.wait_for(self.read(), 60)
+            try:
+                header, content = await asyncio.wait_for(self.read(), 60)
+            except asyncio.TimeoutError:
+                raise TimeoutError(f"no new column data within 60 s of the edit {ops!r}") from None
             kinds = {e.get("kind") for e in content.get("events", [])}
             attrs = {e.get("attr") for e in content.get("events", [])}
             if header["msgtype"] == "PATCH-DOC" and (

@@ -145,7 +145,10 @@ def test_a_flooding_connection_is_closed_and_the_class_carries_on():
             for i in range(8):
                 found["edits_ms"].append(await student.edit(ops[i % len(ops)]))
                 await asyncio.sleep(0.5)
-            await asyncio.wait_for(tasks[1], 120)
+            try:
+                await asyncio.wait_for(tasks[1], 120)
+            except asyncio.TimeoutError:
+                raise AssertionError(f"the flood was not closed: {found}") from None
         finally:
             for task in tasks:
                 task.cancel()
