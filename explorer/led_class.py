@@ -34,7 +34,7 @@ from __future__ import annotations
 import html
 import threading
 import weakref
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import panel as pn
 from panel.io.state import set_curdoc
@@ -156,8 +156,22 @@ class LedClass:
                     location.param.unwatch(watcher)
                     if self.doc is not None:
                         self.doc.add_next_tick_callback(url.write)
+                        self.doc.add_timeout_callback(lambda: self._confirm(url, 3), 1500)
 
                 watcher = location.param.watch(again, "search")
+
+    def _confirm(self, url, tries: int) -> None:
+        """Until the browser says its URL holds the class (its ``href``), send the URL
+        again, a few times: a write that crossed the browser's own report of its URL
+        could leave the page's address without the class or the student's id, which a
+        reload then loses."""
+        location = url.location
+        if self.doc is None or urlsplit(location.href or "").query == url.query().lstrip("?"):
+            return
+        url.write()
+        location.param.trigger("search")  # sent even where the server takes it as sent
+        if tries > 1:
+            self.doc.add_timeout_callback(lambda: self._confirm(url, tries - 1), 1500)
 
     @property
     def classroom(self):

@@ -90,7 +90,13 @@ def served_app(make=None, ready: int | None = None, **serve: Any) -> Iterator[st
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
-        server.join(timeout=20)  # its thread ended: nothing of it runs into what follows
+        # Its thread ended: nothing of it runs into what follows (a server thread shares
+        # Bokeh's global curdoc() with the tests after it).
+        server.join(timeout=60)
+        if server.is_alive():
+            raise RuntimeError(
+                f"the server on port {port} was still running 60 s after it was stopped"
+            )
 
 
 def prepare_threaded(thread, timeout: float = 20.0, ready: int = 0) -> None:

@@ -330,7 +330,9 @@ def test_a_worker_is_recycled_iff_it_served_is_idle_and_over_its_warm_size(steps
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads workers from /proc")
 def test_each_worker_of_several_is_recycled_the_same_way():
     """``--num-procs 2``: each worker that a round swelled is replaced once idle, with the
-    others serving on; the command is back within WITHIN_MB of its warm size."""
+    others serving on; a worker kept is within MARGIN_MB of its warm size (over it, it
+    would have been replaced), and the command within WITHIN_MB of its warm size but for
+    what the workers kept may hold under that margin."""
     port = free_port()
     proc = start_command(["--port", str(port), "--ready", "0", "--num-procs", "2", *SHORT_EXPIRY])
     figures: dict = {}
@@ -343,6 +345,7 @@ def test_each_worker_of_several_is_recycled_the_same_way():
             time.sleep(0.1)
         quiet(proc.pid)
         first = set(cli._worker_pids(proc.pid))
+        warm_each = {pid: rss_mb(pid) for pid in first}
         figures["warm"] = tree_sum(rss_mb, proc.pid)
         run_in_thread(lambda: open_and_close(port, 2 * COMMAND_ROUND, AT_ONCE), timeout=300)
         figures["swelled"] = tree_sum(rss_mb, proc.pid)
@@ -356,6 +359,8 @@ def test_each_worker_of_several_is_recycled_the_same_way():
                     break
             time.sleep(0.25)
         figures["after"] = tree_sum(rss_mb, proc.pid)
+        kept = first & set(cli._worker_pids(proc.pid))
+        figures["kept_over"] = [rss_mb(pid) - warm_each[pid] for pid in kept]
     finally:
         proc.terminate()
         with contextlib.suppress(Exception):
@@ -363,5 +368,8 @@ def test_each_worker_of_several_is_recycled_the_same_way():
     out = "".join(lines)
     assert figures["swelled"] - figures["warm"] > 2 * MARGIN_MB, figures
     assert figures["replaced"] == out.count("recycled") > 0, (figures, out)
-    assert figures["after"] - figures["warm"] < WITHIN_MB, (figures, out)
+    # 1 MB for reading the sizes at other moments than the worker itself does.
+    assert all(over < MARGIN_MB + 1 for over in figures["kept_over"]), (figures, out)
+    kept_mb = MARGIN_MB * len(figures["kept_over"])
+    assert figures["after"] - figures["warm"] < WITHIN_MB + kept_mb, (figures, out)
     assert "Traceback" not in out and "starting it again" not in out, out
