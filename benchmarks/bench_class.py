@@ -88,16 +88,6 @@ class Page(BokehClient):
         self.answered: dict[int, float] = {}
         self.reader: asyncio.Task | None = None
 
-    async def start(self, token: str) -> None:
-        """As :class:`BokehClient` opens a page, without reading what follows: the
-        watcher reads every message whole (a read cut off by a timeout would leave the
-        next one read from its middle)."""
-        await self.connect(token)
-        await self.pull()
-        ready = {"type": "event", "name": "document_ready", "values": {"type": "map"}}
-        event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": ready}
-        await self.send("PATCH-DOC", {"events": [event]})
-
     def watch(self) -> None:
         self.reader = asyncio.create_task(self._watch())
 

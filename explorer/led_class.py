@@ -166,7 +166,9 @@ class LedClass:
         could leave the page's address without the class or the student's id, which a
         reload then loses."""
         location = url.location
-        if self.doc is None or urlsplit(location.href or "").query == url.query().lstrip("?"):
+        if self.doc is None or self.doc.session_context is None or self._stop is None:
+            return  # the page is gone
+        if urlsplit(location.href or "").query == url.query().lstrip("?"):
             return
         url.write()
         location.param.trigger("search")  # sent even where the server takes it as sent
