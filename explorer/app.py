@@ -472,7 +472,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self._views.append(view)
         self._draw(view)
         self._draw_compare(view)
-        view.figures.set_scale(PRESENTER_SCALE if self.presenter else 1.0)
+        self._present(view, bool(self.presenter))  # a further display of a presented page
         return view
 
     def _drop_view(self, view: _View) -> None:
@@ -790,42 +790,62 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             self.controls.visible = not empty
 
     def _apply_view_state(self, *events) -> None:
-        """Presenter mode and concealment, applied whole from the state each time."""
-        on, hidden = bool(self.presenter), bool(self.concealed)
+        """Presenter mode and concealment, applied from the state.
+
+        With no events (a page built, a view shown again) or presenter mode changed,
+        both; a question's concealment alone (every led step) only what it touches:
+        the layout walk over every styled part is presenter mode's, not a step's.
+        """
+        presenter = not events or any(e.name == "presenter" for e in events)
         with pn.io.hold():
-            for part in self.editing_parts:
-                part.visible = not on
-            self.download_button.visible = not on
-            self.fields_pane.visible = not hidden
-            self._show_controls()
-            self.download_button.disabled = hidden  # its page holds every field
-            self._render_text()
-            self.editor.show_steps_now()
-            for part in self.editor.step_view:
-                part.visible = not (on or hidden)
-            lesson_width = self._lesson_width(on)
-            if self.lesson_area.width != lesson_width:
-                styles = self.lesson_area.styles.items()
-                styles = {k: v for k, v in styles if k not in PRESENTER_LESSON_STYLES}
-                self.lesson_area.param.update(
-                    width=lesson_width,
-                    styles={**styles, **(PRESENTER_LESSON_STYLES if on else {})},
-                )
-            for obj in self._styled_objects():
-                classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
-                if on or len(classes) != len(obj.css_classes):
-                    obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
-            self._render_compare_text()
-            for view in self._views:
-                view.arrange(self, on)
-                classes = [c for c in view.root.css_classes if c != "candela-presenter"]
-                view.root.css_classes = classes + (["candela-presenter"] if on else [])
-                view.figures.concealed = hidden
-                with pn.io.unlocked():
-                    view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
-                self._draw(view)
-                # hidden and not sent while a question waits; else at the first view's scale
-                self._draw_compare(view)
+            if presenter:
+                self._apply_presenter()
+            self._apply_concealment()
+
+    def _apply_presenter(self) -> None:
+        on = bool(self.presenter)
+        for part in self.editing_parts:
+            part.visible = not on
+        self.download_button.visible = not on
+        lesson_width = self._lesson_width(on)
+        if self.lesson_area.width != lesson_width:
+            styles = self.lesson_area.styles.items()
+            styles = {k: v for k, v in styles if k not in PRESENTER_LESSON_STYLES}
+            self.lesson_area.param.update(
+                width=lesson_width,
+                styles={**styles, **(PRESENTER_LESSON_STYLES if on else {})},
+            )
+        for obj in self._styled_objects():
+            classes = [c for c in obj.css_classes if c != PRESENTER_CLASS]
+            if on or len(classes) != len(obj.css_classes):
+                obj.css_classes = classes + ([PRESENTER_CLASS] if on else [])
+        for view in self._views:
+            self._present(view, on)
+
+    def _present(self, view: _View, on: bool) -> None:
+        """One view in or out of presenter mode: its order, its class, its scale."""
+        view.arrange(self, on)
+        classes = [c for c in view.root.css_classes if c != "candela-presenter"]
+        if classes + (["candela-presenter"] if on else []) != view.root.css_classes:
+            view.root.css_classes = classes + (["candela-presenter"] if on else [])
+        with pn.io.unlocked():
+            view.figures.set_scale(PRESENTER_SCALE if on else 1.0)
+
+    def _apply_concealment(self) -> None:
+        on, hidden = bool(self.presenter), bool(self.concealed)
+        self.fields_pane.visible = not hidden
+        self._show_controls()
+        self.download_button.disabled = hidden  # its page holds every field
+        self._render_text()
+        self.editor.show_steps_now()
+        for part in self.editor.step_view:
+            part.visible = not (on or hidden)
+        self._render_compare_text()
+        for view in self._views:
+            view.figures.concealed = hidden
+            self._draw(view)
+            # hidden and not sent while a question waits; else at the first view's scale
+            self._draw_compare(view)
 
     def _lesson_width(self, presenter: bool) -> int:
         """The lesson panel's least width: wider in presenter mode (where its styles

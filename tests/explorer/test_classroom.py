@@ -292,6 +292,53 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     assert all(part.visible for part in ex.editing_parts)
 
 
+def _look(ex: Explorer, root) -> list:
+    """What a page shows, part by part: its kind, classes, visibility and figure sizes."""
+    parts = [
+        (type(o).__name__, tuple(o.css_classes), o.visible)
+        for o in root.select()
+        if hasattr(o, "css_classes") and hasattr(o, "visible")
+    ]
+    figs = ex.figures
+    sizes = [(f.width, f.height) for f in (figs.logical_figure, figs.buffer_figure)]
+    return [parts, sizes, ex.download_button.disabled, ex.concealed]
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_a_page_walked_through_a_lesson_looks_as_one_opened_at_each_step(presenter):
+    """A step changes only what a question's concealment touches (presenter mode is
+    not applied again): walked forward and back, each step looks as a page opened there."""
+    lesson = L.load_lesson("transpose")
+    ex = Explorer(lesson=lesson.id, step=1, presenter=presenter)
+    root = ex.__panel__()
+    walk = [*range(1, len(lesson.steps) + 1), *range(len(lesson.steps) - 1, 0, -1)]
+    for n in walk:
+        ex.step = n
+        opened = Explorer(lesson=lesson.id, step=n, presenter=presenter)
+        shown = opened.__panel__()
+        if not ex.concealed:  # coming back to a step whose answer was shown
+            opened.classroom.show_me()
+        assert _look(ex, root) == _look(opened, shown), f"step {n}"
+        if ex.concealed:  # and once its answer is shown
+            ex.classroom.show_me()
+            opened.classroom.show_me()
+            assert not ex.concealed
+            assert _look(ex, root) == _look(opened, shown), f"step {n}, its answer shown"
+    ex.presenter = not presenter  # then the other mode, at the last step (answer shown)
+    opened = Explorer(lesson=lesson.id, step=walk[-1], presenter=not presenter)
+    shown = opened.__panel__()
+    opened.classroom.show_me()
+    assert _look(ex, root) == _look(opened, shown)
+
+
+def test_a_second_display_of_a_presented_page_is_presented_too():
+    ex = Explorer(lesson="transpose", step=2, presenter=True)
+    first, second = ex.__panel__(), ex.__panel__()
+    assert "candela-presenter" in second.css_classes
+    assert [type(o).__name__ for o in second] == [type(o).__name__ for o in first]
+    assert second.objects[1] is ex.lesson_area  # the lesson first, where a projector shows it
+
+
 def test_every_control_is_a_focusable_widget():
     """Keyboard users reach every control: no click-only divs, tap tools or links."""
     ex = Explorer(lesson="transpose")
