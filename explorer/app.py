@@ -40,7 +40,7 @@ from explorer.figures import Figures
 from explorer.keys import Keys
 from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
-from explorer.notebook import one_message, output_drawn, push_drawn, repr_mimebundle
+from explorer.notebook import in_turn, one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
 from explorer.patches.lean_display import LeanBokehPane, LeanDisplay
 from explorer.quick import QuickHTML
@@ -98,6 +98,12 @@ class _Root(LeanDisplay, InlineOnce, pn.Row):
         super()._cleanup(root)
         if not self._models and self._on_gone is not None:
             self._on_gone()
+
+    def _on_msg(self, ref, manager, msg) -> None:
+        # A page's message about a notebook output: applied in turn with the explorer's
+        # changes on other threads (explorer.notebook.in_turn says why).
+        with in_turn():
+            super()._on_msg(ref, manager, msg)
 
     _on_shown = None
     _on_gone = None

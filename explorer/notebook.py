@@ -59,6 +59,7 @@ from .patches.forget_outputs import forget_output
 __all__ = [
     "ensure_extension",
     "in_notebook",
+    "in_turn",
     "inline_resources",
     "one_message",
     "output_drawn",
@@ -264,10 +265,27 @@ def inline_resources() -> Iterator[None]:
 
 #: The roots of the :func:`one_message` blocks open on each thread, outermost first.
 _holding = threading.local()
-#: Held while a change is made and sent, and while a page's word that it drew an output
-#: is acted on: the kernel handles a page's messages on threads of their own (comms over
-#: subshells), and one output's messages must not be sent from two threads at once.
+#: Held while a change is made and sent, while a page's word that it drew an output is
+#: acted on, and while a page's message about an output is applied (:func:`in_turn`): the
+#: kernel handles a page's messages on threads of their own (comms over subshells), and
+#: one output's messages must not be sent from two threads at once.
 _sending = threading.RLock()
+
+
+def in_turn() -> contextlib.AbstractContextManager:
+    """The context a page's message about an explorer's output is applied in: in turn
+    with every other thread's change of an explorer and its sending.
+
+    With comms over subshells (JupyterLab's default, and Notebook 7's) each output's
+    messages are handled on a thread of their own. Panel's handler holds the output's
+    document while it applies a message and then lets go of the hold, which hands
+    whatever the document holds to no one: a change another thread was making of the
+    same explorer (one explorer in two cells, typed into in the second) lost its part
+    held there, and the first output kept its old state.
+    """
+    return _sending
+
+
 #: The outputs (Panel's ids of their roots) a page has said it drew.
 _drawn: set[str] = set()
 #: The messages made for each output before its page drew it, oldest first.
