@@ -230,6 +230,13 @@ def buffer_row(layout) -> int | None:
     return axes[1][0] if len(axes) > 1 else None
 
 
+def lane_places(count: int, width: int) -> dict:
+    """Where a buffer lane of ``count`` cells wrapped ``width`` to a row puts each: ``x``
+    across, ``y`` down (rows BUFFER_ROW_PITCH apart, room between them for the jumps)."""
+    pos = np.arange(count)
+    return {"x": (pos % width).astype(float), "y": -(pos // width) * BUFFER_ROW_PITCH}
+
+
 # --------------------------------------------------------------------------- columns
 
 
@@ -358,8 +365,7 @@ def buffer_columns(tensor, walk: Walk, cols: int) -> dict:
     colors = np.full(size, GREY_RGBA, dtype=np.uint32)
     colors[read] = _PALETTE_RGBA[ramp[first[read]]]
     return {
-        "x": (pos % cols).astype(float),
-        "y": -(pos // cols) * BUFFER_ROW_PITCH,
+        **lane_places(size, cols),
         "pos": pos,
         "value": _values(buffer),
         "reads": reads,
@@ -380,18 +386,19 @@ def buffer_label_columns(buffer: dict) -> dict:
     text = np.full(len(read), UNREAD_TEXT, dtype=object)
     text[read] = [_TEXT_ON[c] for c in np.asarray(buffer["color"])[read].tolist()]
     return {
-        "x": x,
-        "y": y,
-        # Corners of each cell for its small labels: position top-left, read count bottom-right.
-        "x_left": x - 0.43,
-        "y_top": y + 0.43,
-        "x_right": x + 0.43,
-        "y_bottom": y - 0.43,
+        **_label_places(x, y),
         "value_label": _text(buffer["value"]),
         "pos_label": [str(p) for p in np.asarray(buffer["pos"]).tolist()],
         "reads_label": [f"×{r}" if r > 1 else "" for r in np.asarray(buffer["reads"]).tolist()],
         "text_color": text,
     }
+
+
+def _label_places(x, y) -> dict:
+    # Where a buffer cell's labels sit: its value in the middle, its position top-left,
+    # its read count bottom-right.
+    return {"x": x, "y": y, "x_left": x - 0.43, "y_top": y + 0.43,
+            "x_right": x + 0.43, "y_bottom": y - 0.43}  # fmt: skip
 
 
 def tile_columns(grid: Grid) -> dict:
@@ -735,8 +742,7 @@ def overview_columns(
         "color": _PALETTE_RGBA[_ramp_of(flat, n)],
     }
     buffer_cols = {
-        "x": (np.arange(cells) % bin_cols).astype(float),
-        "y": -(np.arange(cells) // bin_cols) * BUFFER_ROW_PITCH,
+        **lane_places(cells, bin_cols),
         "pos": lo,
         "value": _values(values),
         "reads": reads,
@@ -1047,6 +1053,31 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
             "reads_label": [""] * size,
             "text_color": np.full(size, "#000000", dtype=object),
         }
+    return out
+
+
+def wraps(cols: Columns) -> list[int]:
+    """The widths ``cols``'s buffer lane may be wrapped at and still hold whole rows of
+    the tensor: multiples of its own wrap, up to one lane. Just its own for an overview
+    (its cells are bins) or a lane of one row."""
+    n, width = len(cols.buffer["pos"]), cols.buffer_cols
+    if cols.overview or width >= n:
+        return [width]
+    return [min(k * width, n) for k in range(1, -(-n // width) + 1)]
+
+
+def rewrapped(cols: Columns, width: int) -> Columns:
+    """``cols`` with its buffer lane wrapped ``width`` cells to a row (one of
+    :func:`wraps`): the same cells, values and colours, placed anew."""
+    if width == cols.buffer_cols or width not in wraps(cols):
+        return cols
+    n = len(cols.buffer["pos"])
+    at = _compact(lane_places(n, width))
+    out = replace(
+        cols, buffer={**cols.buffer, **at}, buffer_cols=width, buffer_rows=max(1, -(-n // width))
+    )
+    if len(cols.buffer_labels["x"]):
+        out.buffer_labels = {**cols.buffer_labels, **_label_places(at["x"], at["y"])}
     return out
 
 

@@ -217,8 +217,26 @@ def _set_data(source: ColumnDataSource, data: dict) -> None:
         source.data.update(changed)
 
 
-def fit(
-    fig: figure,
+def fit(fig: figure, cols: int, rows: float, top: float, *sizing, **named) -> float:
+    """Draw ``fig``, a grid of ``cols`` by ``rows`` cells (``top`` rows above it for
+    headers), with the cells :func:`fit_cell` gives for ``sizing`` (its arguments after
+    ``top``); returns their size in px."""
+    cell = fit_cell(cols, rows, top, *sizing, **named)
+    x_range = (-0.6, cols - 0.4)
+    y_range = (-rows + 0.4, 0.6 + top)
+    width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
+    height = math.ceil(cell * (rows + 0.2 + top)) + 8
+    # Only what changed: each changed property lays the figure out again in the browser.
+    if (fig.x_range.start, fig.x_range.end) != x_range:
+        fig.x_range.update(start=x_range[0], end=x_range[1])
+    if (fig.y_range.start, fig.y_range.end) != y_range:
+        fig.y_range.update(start=y_range[0], end=y_range[1])
+    if (fig.width, fig.height) != (width, height):
+        fig.update(width=width, height=height)
+    return cell
+
+
+def fit_cell(
     cols: int,
     rows: float,
     top: float,
@@ -230,13 +248,12 @@ def fit(
     max_cell: float = MAX_CELL,
 ) -> float:
     """Square cells, as large as ``max_px`` wide and ``max_height`` tall allow, within
-    ``min_cell``..``max_cell`` (times ``scale``).
+    ``min_cell``..``max_cell`` (times ``scale``): their size in px.
 
-    Returns the cell size in px. A grid too large for them at MIN_CELL is drawn
-    larger, and scrolls inside its panel. ``column_px`` is the width of the figures'
-    column on the screen: enlarged cells (``scale`` > 1, presenter mode on a projector)
-    fit it and ``max_height`` whatever ``min_cell`` asks, down to MIN_CELL px, so the
-    whole figure is on the screen.
+    A grid too large for them at MIN_CELL is drawn larger, and scrolls inside its panel.
+    ``column_px`` is the width of the figures' column on the screen: enlarged cells
+    (``scale`` > 1, presenter mode on a projector) fit it and ``max_height`` whatever
+    ``min_cell`` asks, down to MIN_CELL px, so the whole figure is on the screen.
     """
     room = (max_px - 8) / (max(cols, 1) + 0.2)  # the cell that makes the figure max_px wide
     tall = 520 if max_height is None else max_height
@@ -250,17 +267,6 @@ def fit(
         wide_px = (column_px - 8) / (max(cols, 1) + 0.2)
         tall_px = (tall - 8 * scale) / (max(rows, 1) + 0.2 + top)
         cell = max(MIN_CELL, min(scale * max_cell, wide_px, tall_px))
-    x_range = (-0.6, cols - 0.4)
-    y_range = (-rows + 0.4, 0.6 + top)
-    width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
-    height = math.ceil(cell * (rows + 0.2 + top)) + 8
-    # Only what changed: each changed property lays the figure out again in the browser.
-    if (fig.x_range.start, fig.x_range.end) != x_range:
-        fig.x_range.update(start=x_range[0], end=x_range[1])
-    if (fig.y_range.start, fig.y_range.end) != y_range:
-        fig.y_range.update(start=y_range[0], end=y_range[1])
-    if (fig.width, fig.height) != (width, height):
-        fig.update(width=width, height=height)
     return cell
 
 
@@ -295,6 +301,7 @@ class Figures:
         self.cells = {"logical": 0.0, "buffer": 0.0}
         #: The columns last drawn (None before the first drawing): sized again to new room.
         self._cols: C.Columns | None = None
+        self._given: tuple | None = None  # the columns and layout last drawn, as given
         #: The room the figures have (px): their column's width and the window's height.
         #: The third, the height the two figures share, once the page has measured it.
         self.room: tuple[int, int, int | None] = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT, None)
@@ -602,6 +609,11 @@ class Figures:
             return False
         if self._cost is not None:
             self.render_cost(self._cost)
+        given, layout = self._given
+        if self._wrapped(given).buffer_cols != self._cols.buffer_cols:
+            # The buffer lane wraps otherwise in this room: drawn again.
+            self.render(given, layout, self.frames_source.tags[0].get("unit", "elements"))
+            return True
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
         # with the new rings, traverse.mjs "redraw").
         cells = self._fit(self._cols)
@@ -628,8 +640,16 @@ class Figures:
         if new != old:
             self.frames_source.tags = [new]
 
+    @property
+    def columns(self) -> C.Columns | None:
+        """The columns as drawn: those given to :meth:`render`, their buffer lane wrapped
+        for the room on a projector."""
+        return self._cols
+
     def render(self, cols: C.Columns, layout, unit: str = "elements") -> None:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
+        self._given = (cols, layout)
+        cols = self._wrapped(cols)
         _set_data(self.logical_source, cols.logical)
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
@@ -720,8 +740,30 @@ class Figures:
                 rows["cursor"] = [(data["x"][u], data["y"][u], -1, u)]
         _set_data(self.marks_cost, mark_rows(rows, frame_rings(self.cost_cell or MAX_CELL)))
 
-    def _fit(self, cols: C.Columns) -> dict[str, float]:
-        # Each figure sized to the room, its cells as large as it allows: their size in px.
+    def _wrapped(self, cols: C.Columns) -> C.Columns:
+        # On a projector, a lesson's buffer lane wrapped as wide as gives the grid cells
+        # of LESSON_CELL px (then both figures the largest cells): a 4x5 tensor's 20
+        # cells as 4 rows of 5 under the grid left it 34 px on a 1024x768 screen, with
+        # 600 px of width free; as 2 rows of 10, 42 px. Rows stay whole (C.wraps).
+        options = C.wraps(cols) if self.scale > 1 and cols.labels else []
+        best, chosen = None, cols
+        for width in options:
+            wrapped = C.rewrapped(cols, width)
+            cells = self._fit(wrapped, draw=False)
+            grid = round(cells["logical"], 6)  # (LESSON_CELL itself, to a rounding)
+            if width == cols.buffer_cols and grid >= LESSON_CELL:
+                return cols  # its own wrap is large enough
+            # the lane's cells large enough for their values, then the grid's large
+            lane = cells["buffer"]
+            key = (min(lane, LABELLED_CELL), min(grid, LESSON_CELL), min(grid, lane), -width)
+            if best is None or key > best:
+                best, chosen = key, wrapped
+        return chosen
+
+    def _fit(self, cols: C.Columns, draw: bool = True) -> dict[str, float]:
+        # Each figure sized to the room, its cells as large as it allows: their size in px
+        # (only worked out, the figures untouched, unless ``draw``).
+        size = fit if draw else (lambda _figure, *args: fit_cell(*args))
         cells = {"logical": 0.0, "buffer": 0.0}
         grid = cols.grid
         tiled = len(grid.shape) > 2
@@ -763,7 +805,7 @@ class Figures:
             room = (wide - 8) / (grid.width + 0.2)
             need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
             floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
-        cells["logical"] = fit(
+        cells["logical"] = size(
             self.logical_figure,
             grid.width,
             grid.height,
@@ -775,7 +817,7 @@ class Figures:
             column,
             most,
         )
-        cells["buffer"] = fit(
+        cells["buffer"] = size(
             self.buffer_figure,
             cols.buffer_cols,
             rows + 0.5,

@@ -83,8 +83,7 @@ def alias_columns(first, second) -> dict:
     cols = C.buffer_width(size)
     pos = np.arange(size)
     return {
-        "x": (pos % cols).astype(float),
-        "y": -(pos // cols) * C.BUFFER_ROW_PITCH,
+        **C.lane_places(size, cols),
         "pos": pos,
         "reads_a": reads_a,
         "reads_b": reads_b,
@@ -266,8 +265,8 @@ class CompareView:
         room = lane_px(self.first.room[0], self.first.logical_figure.width or 0, scale)
         fits = max(1, int((min(LANE_MAX_PX * scale, room) - 8) / (LANE_CELL * scale) - 0.2))
         cols = max(1, min(C.buffer_width(size), fits))
-        pos = np.asarray(data["pos"])
-        x, y = (pos % cols).astype(float), -(pos // cols) * C.BUFFER_ROW_PITCH
+        places = C.lane_places(size, cols)
+        x, y = places["x"], places["y"]
         if not (np.array_equal(x, data["x"]) and np.array_equal(y, data["y"])):
             self._lane = data = {**data, "x": x, "y": y}
             if send and len(self.lane_source.data["x"]) == size:

@@ -421,6 +421,39 @@ def test_a_wrapped_buffer_holds_whole_rows_of_the_tensor(shape, order):
         assert width % row == 0 and width <= max(128, row), (shape, axes, width)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 6), min_size=1, max_size=4),
+    st.permutations(range(4)),
+)
+def test_a_lane_wrapped_anew_keeps_its_cells_and_whole_rows(shape, order):
+    # Every wrap a lane is offered holds whole rows of its own wrap (so of the tensor),
+    # up to one lane; wrapped anew, each cell keeps its data and sits where reading the
+    # lane row by row finds its position; its labels sit on it.
+    shape = tuple(shape)
+    layout = Layout(shape).permute(*[a for a in order if a < len(shape)])
+    cols = C.columns_for(Tensor(np.arange(math.prod(shape)), layout))
+    n = len(cols.buffer["pos"])
+    widths = C.wraps(cols)
+    assert widths[0] == cols.buffer_cols and widths[-1] == min(n, max(widths))
+    for width in widths:
+        assert width % cols.buffer_cols == 0 or width == n, (shape, width)
+        out = C.rewrapped(cols, width)
+        assert out.buffer_cols == width and out.buffer_rows == -(-n // width)
+        for key in cols.buffer:
+            if key not in ("x", "y"):
+                assert np.array_equal(out.buffer[key], cols.buffer[key]), key
+        x, y = np.asarray(out.buffer["x"]), np.asarray(out.buffer["y"])
+        assert ((-y / C.BUFFER_ROW_PITCH) * width + x).tolist() == list(range(n))
+        assert x.max(initial=0) < width
+        if cols.labels:
+            labels = out.buffer_labels
+            assert np.array_equal(labels["x"], x) and np.array_equal(labels["y"], y)
+            assert (np.asarray(labels["x_left"]) < x).all() and (x < labels["x_right"]).all()
+            assert labels["value_label"] == cols.buffer_labels["value_label"]
+    assert C.rewrapped(cols, n + 1) is cols  # not one of its wraps: as it was
+
+
 def test_a_5_by_7_buffer_is_5_rows_of_7():
     assert C.columns_for(Tensor.arange((5, 7))).buffer_cols == 7
     assert C.columns_for(Tensor.arange((5, 7)).transpose()).buffer_cols == 7

@@ -17,7 +17,15 @@ pytest.importorskip("panel")
 from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
-from explorer.figures import FRAME_RINGS, LOGICAL_MAX_PX, Figures, frame_rings, split_height
+from explorer.figures import (
+    FRAME_RINGS,
+    LABELLED_CELL,
+    LESSON_CELL,
+    LOGICAL_MAX_PX,
+    Figures,
+    frame_rings,
+    split_height,
+)
 from explorer.labels import BUFFER_LABELS, FONT_SHARE, LEAST_FONT, LOGICAL_LABELS, tile_cell
 
 
@@ -124,7 +132,7 @@ def test_labels_never_outgrow_their_cells_at_any_rank(shape, scale):
     figures.render(cols, Tensor.arange(tuple(shape)).layout)
     cell = {
         "logical-figure": (figures.logical_figure.width - 8) / (cols.grid.width + 0.2),
-        "buffer-figure": (figures.buffer_figure.width - 8) / (cols.buffer_cols + 0.2),
+        "buffer-figure": (figures.buffer_figure.width - 8) / (figures.columns.buffer_cols + 0.2),
     }
     for fig, data in (
         ("logical", figures.labels_logical.data),
@@ -286,3 +294,65 @@ def test_a_measured_room_sizes_the_cells_and_keys_take_it():
     assert figures.logical_figure.height + figures.buffer_figure.height <= 700
     keys._handle_msg({"room": [600, 768, 260]})  # a short screen: smaller, still fits
     assert figures.logical_figure.height + figures.buffer_figure.height <= 260
+
+
+#: The room a 1024x768 projector's page measures in presenter mode, beside the lesson
+#: panel: the column's width, the window's height, the height both figures share.
+PROJECTOR_ROOM = (624, 768, 408)
+
+
+def _lane_places(figures):
+    # Each buffer cell's place as the page gets it, read back as a position in the lane.
+    data, width = figures.buffer_source.data, figures.columns.buffer_cols
+    rows = -np.asarray(data["y"], dtype=float) / C.BUFFER_ROW_PITCH
+    return (rows * width + np.asarray(data["x"], dtype=float)).tolist()
+
+
+@pytest.mark.parametrize(
+    "tensor",
+    [Tensor.arange((4, 5)), Tensor.arange((2, 3, 4)).transpose(1, 2), Tensor.arange((6, 4))],
+    ids=["4x5", "2x4x3", "6x4"],
+)
+def test_on_a_projector_a_lessons_buffer_wraps_wider_to_give_the_grid_lesson_cells(tensor):
+    # A lesson's grid of up to 24 elements on a 1024x768 projector: cells of LESSON_CELL
+    # px, the buffer under it keeping cells that show their values; the lane wrapped
+    # wider (2 rows of 10 for a 4x5, where 4 rows of 5 left the grid 34 px), whole rows
+    # of the tensor to a row. Out of presenter mode the lane keeps its own wrap.
+    cols = C.columns_for(tensor)
+    figures = Figures()
+    figures.set_scale(1.5)
+    figures.set_room(*PROJECTOR_ROOM)
+    figures.render(cols, tensor.layout)
+    drawn = figures.columns
+    assert figures.cells["logical"] >= LESSON_CELL - 1e-6, figures.cells
+    assert figures.cells["buffer"] >= LABELLED_CELL, figures.cells
+    assert drawn.buffer_cols in C.wraps(cols)
+    assert _lane_places(figures) == list(range(len(cols.buffer["pos"])))
+    plain = Figures()
+    plain.render(cols, tensor.layout)
+    assert plain.columns.buffer_cols == cols.buffer_cols
+
+
+def test_a_room_that_wraps_the_lane_otherwise_draws_it_again():
+    # The page measures its room after the first drawing: a lane wrapped for a guess is
+    # wrapped again for the room, its cells placed anew in the source the page draws.
+    t = Tensor.arange((4, 5))
+    figures = Figures()
+    figures.set_scale(1.5)
+    figures.render(C.columns_for(t), t.layout)
+    widths = {figures.columns.buffer_cols}
+    for room in (PROJECTOR_ROOM, (1640, 1080, 700), PROJECTOR_ROOM, (400, 700, 300)):
+        figures.set_room(*room)
+        widths.add(figures.columns.buffer_cols)
+        assert _lane_places(figures) == list(range(20)), room
+        assert len(figures.labels_buffer.data["x"]) >= 20
+        lane = figures.labels_buffer.data
+        placed = {
+            t: (x, y) for t, x, y, k in zip(lane["text"], lane["x"], lane["y"], lane["kind"])
+            if k == "value_label" and t
+        }  # fmt: skip
+        data = figures.buffer_source.data
+        for p in range(20):  # each value's label on its own cell
+            if str(p) in placed:
+                assert placed[str(p)] == (data["x"][p], data["y"][p]), (room, p)
+    assert len(widths) > 1  # the rooms did wrap it otherwise
