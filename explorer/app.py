@@ -476,9 +476,10 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def _new_view(self) -> _View:
         view = _View(self)
         self._views.append(view)
+        # Presented first (a further display of a presented page): drawn at its scale.
+        self._present(view, bool(self.presenter))
         self._draw(view)
         self._draw_compare(view)
-        self._present(view, bool(self.presenter))  # a further display of a presented page
         return view
 
     def _drop_view(self, view: _View) -> None:
