@@ -3,11 +3,11 @@
 Two ``candela-explorer`` commands share a ``redis-server`` of the test's own
 (``--class-store``); nginx (the configuration of test_proxy_browser.py, the one
 ``docs/classroom.md`` gives) keeps each browser on one of them. The teacher's
-page and the students' Chromium pages land on both servers; the teacher steps,
-every student follows; the students answer, the teacher counts them all. Then a
-server with students (not the teacher's) stops: its students' pages reconnect
-through the proxy to the other server, as the same students, their answers kept
-and counted, and follow on.
+page and a class of 30 students' Chromium pages land on both servers; the teacher
+steps, every student follows; the students answer, the teacher counts them all. Then
+a server with students (not the teacher's) stops: its students' pages reconnect
+through the proxy to the other server, as the same students, their answers kept and
+counted, and follow on.
 """
 
 from __future__ import annotations
@@ -30,7 +30,10 @@ pytestmark = [
 ]
 
 WAIT = 60_000
-STUDENTS_EACH, MOST_PAGES = 2, 8
+#: A class: each student a browser of its own (its own cookie, so nginx spreads them).
+STUDENTS = 30
+#: What the students answer `transpose` step 2's question (-7), in turn.
+ANSWERS = ["-7", "4", "-7", "5", "4", "7"]  # a third right, "4" the commonest wrong
 
 
 def server(port: int, proxy: str, store: str, lead: bool = False) -> subprocess.Popen:
@@ -73,16 +76,9 @@ def test_one_class_over_two_servers_keeps_every_answer_when_one_stops(browser, t
 
             teacher, teacher_at = open_page(f"?class={code}&teach={token}&lesson=transpose")
             expect(teacher.locator(".candela-class-teacher")).to_have_count(1, timeout=WAIT)
-            # Students until each server has two (nginx spreads new browsers by a cookie).
-            students: list[tuple[object, int]] = []
-            while min(sum(at == s for _, at in students) for s in (one, two)) < STUDENTS_EACH:
-                assert len(students) < MOST_PAGES, "nginx sent every new browser to one server"
-                page, at = open_page(f"?class={code}")
-                if sum(a == at for _, a in students) >= STUDENTS_EACH:
-                    page.context.close()  # enough on that server
-                    contexts.remove(page.context)
-                    continue
-                students.append((page, at))
+            students = [open_page(f"?class={code}") for _ in range(STUDENTS)]
+            on = {s: sum(at == s for _, at in students) for s in (one, two)}
+            assert min(on.values()) > 0, f"nginx sent every new browser to one server: {on}"
             for page, _ in students:
                 expect(page.locator(".candela-lesson-step")).to_have_text(
                     "step 1 of 5", timeout=WAIT
@@ -96,13 +92,18 @@ def test_one_class_over_two_servers_keeps_every_answer_when_one_stops(browser, t
                 )
             teacher.locator(".candela-class-open button").click()
             expect(teacher.locator(".candela-class-status")).to_contain_text("question open")
-            answers = ["-7", "4", "-7", "5"]
+            answers = [ANSWERS[k % len(ANSWERS)] for k in range(STUDENTS)]
             for (page, _), text in zip(students, answers):
                 box = page.locator(".candela-answer input")
                 box.fill(text)
                 box.press("Enter")
                 expect(page.locator(".candela-class-sent")).to_contain_text(text, timeout=WAIT)
-            expect(teacher.locator(".candela-class-answered")).to_have_text("4", timeout=WAIT)
+            expect(teacher.locator(".candela-class-answered")).to_have_text(
+                str(STUDENTS), timeout=WAIT
+            )
+            right = str(answers.count("-7"))
+            expect(teacher.locator(".candela-class-tally")).to_have_attribute("data-right", right)
+            expect(teacher.locator(".candela-class-wrong")).to_have_text("4")
 
             joined = teacher.locator(".candela-class-joined").get_attribute("data-joined")
             # A server with students, not the teacher's, stops.
@@ -125,8 +126,9 @@ def test_one_class_over_two_servers_keeps_every_answer_when_one_stops(browser, t
                     arg=re.search(r"me=[0-9a-f]{16}", before).group(0),
                 )
                 expect(page.locator(".candela-class-sent")).to_contain_text(text, timeout=WAIT)
-            # The teacher still counts four students (no one counted twice, no answer lost).
-            expect(teacher.locator(".candela-class-answered")).to_have_text("4")
+            # The teacher still counts every student (no one counted twice, no answer lost).
+            expect(teacher.locator(".candela-class-answered")).to_have_text(str(STUDENTS))
+            expect(teacher.locator(".candela-class-tally")).to_have_attribute("data-right", right)
             expect(teacher.locator(".candela-class-joined")).to_have_attribute(
                 "data-joined", joined
             )
