@@ -21,13 +21,10 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.explorer import notebook_outputs
 
 #: The changes made from Python, one after another, to the second explorer.
 CHANGES = [
@@ -43,28 +40,13 @@ import json, sys
 
 import numpy as np
 import panel as pn
-from bokeh.document import Document
-from panel.io.model import add_to_doc
-from panel.io.resources import set_resource_mode
 
 from explorer import Explorer, show
 from explorer import notebook
 from explorer.notebook import output_drawn
+from tests.explorer.notebook_outputs import shown
 
 notebook.in_notebook = lambda: True  # a kernel's outputs, as Panel makes them, below
-
-
-class Page:
-    "The page's end of an output's comm: the messages it receives, in order."
-
-    def __init__(self):
-        self._comm = True  # open: Panel sends at once
-        self.id = "comm"
-        self.texts = []
-
-    def send(self, data=None, buffers=None):
-        if data is not None:
-            self.texts.append(data)
 
 
 def walk(obj, defined, refs):
@@ -80,21 +62,17 @@ def walk(obj, defined, refs):
             walk(value, defined, refs)
 
 
-def shown(explorer):
-    "An output as Panel makes one in a notebook (Panel's files from its CDN)."
-    doc, page = Document(), Page()
-    with set_resource_mode("cdn"):
-        model = pn.panel(explorer)._render_model(doc, page)
-    add_to_doc(model, doc, True)  # Panel holds an output's document
-    drawn = set()
-    walk(doc.to_json().content, drawn, set())
-    return doc, page, drawn
+def drawn(output):
+    "The output, and the models its page drew with it."
+    models = set()
+    walk(output.doc.to_json().content, models, set())
+    return output.doc, output.page, models
 
 
 pn.extension()
 first = show(np.arange(12, dtype=np.float32).reshape(3, 4).T)
 second = Explorer(shape=(2, 3), ops=".transpose()")
-outputs = [shown(first), shown(second)]
+outputs = [drawn(shown(first)), drawn(shown(second))]
 changes = json.loads(sys.argv[1])
 # "drawn": the page says it drew both outputs before the changes; "late": after them
 # (the changes made as the page still builds the outputs: all held until it says so).
@@ -158,19 +136,7 @@ print(json.dumps({"report": report, "shape": list(second.layout.shape),
 
 
 def run(plain: str, drawn: str = "drawn") -> dict:
-    env = {k: v for k, v in __import__("os").environ.items() if k != "CANDELA_PLAIN"}
-    if plain:
-        env["CANDELA_PLAIN"] = plain
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(CHANGES), drawn],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return notebook_outputs.run(SCRIPT, json.dumps(CHANGES), drawn, plain=plain)
 
 
 @pytest.mark.parametrize("plain", ["1", ""], ids=["patches-off", "patches-on"])

@@ -11,66 +11,36 @@ in a real JupyterLab, ``test_jupyterlab_typing.py``, about one run in three).
 
 Here the race is made to happen every time: the change is stopped just before it is
 sent, the page's message comes on another thread, then the change goes on. The law: the
-first output still receives the whole change. Each case runs in a fresh process (the
-outputs are made as Panel makes a notebook's, with recording comms), patches on and off.
+first output still receives the whole change. Each case runs in a fresh process, patches
+on and off (the outputs made as Panel makes a notebook's: ``notebook_outputs.py``).
 """
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("panel")
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.explorer.notebook_outputs import run
 
 SCRIPT = r"""
 import json, threading
 
 import panel as pn
-from bokeh.document import Document
-from panel.io.model import add_to_doc
-from panel.io.resources import set_resource_mode
-from panel.io.state import state
 from panel.models.comm_manager import CommManager
 
 from explorer import Explorer
 from explorer import notebook
 from explorer.notebook import output_drawn
+from tests.explorer.notebook_outputs import shown
 
 notebook.in_notebook = lambda: True  # a kernel's outputs, as Panel makes them, below
-
-
-class Page:
-    "The page's end of an output's comm: the texts it receives, in order."
-
-    def __init__(self):
-        self._comm = True  # open: Panel sends at once
-        self.id = "comm"
-        self.texts = []
-
-    def send(self, data=None, buffers=None):
-        if data is not None:
-            self.texts.append(data)
-
-
-def shown(root):
-    doc, page = Document(), Page()
-    with set_resource_mode("cdn"):
-        model = root._render_model(doc, page)
-    add_to_doc(model, doc, True)  # Panel holds an output's document
-    output_drawn(doc)
-    return root, model, doc, page
-
 
 pn.extension()
 ex = Explorer(shape=(3, 4))
 outputs = [shown(ex.__panel__()), shown(ex.__panel__())]  # one explorer in two cells
+for output in outputs:
+    output_drawn(output.doc)
 
 # The change stops just before it is sent (everything it changed held in each output's
 # document), until the page's message has come on another thread.
@@ -115,19 +85,7 @@ print(json.dumps({
 
 @pytest.mark.parametrize("plain", ["1", ""], ids=["patches-off", "patches-on"])
 def test_a_pages_message_on_another_thread_loses_no_part_of_a_change(plain):
-    env = {k: v for k, v in os.environ.items() if k != "CANDELA_PLAIN"}
-    if plain:
-        env["CANDELA_PLAIN"] = plain
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run(SCRIPT, plain=plain)
     assert result["alive"] == [False, False], "a thread never finished: a deadlock"
     assert result["stride"] == [1, 4]
     sent = "".join(result["sent"])

@@ -1,0 +1,70 @@
+"""Notebook outputs as Panel makes them, without a notebook: for tests that run a script
+in a fresh kernel-like process (:func:`run`) and look at what each output was sent.
+
+In the script, :func:`shown` makes an output of an explorer as Panel makes one in a
+notebook: Panel's own ``_render_model`` into a document it holds, with a recording comm
+(:class:`Page`) in place of the page's end, Panel's files from its CDN.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Page:
+    "The page's end of an output's comm: the texts it receives, in order."
+
+    def __init__(self):
+        self._comm = True  # open: Panel sends at once
+        self.id = "comm"
+        self.texts = []
+
+    def send(self, data=None, buffers=None):
+        if data is not None:
+            self.texts.append(data)
+
+
+class Output(NamedTuple):
+    root: object  # the Panel object shown
+    model: object  # its Bokeh model on the page
+    doc: object  # the output's document
+    page: Page
+
+
+def shown(obj) -> Output:
+    "An output of ``obj`` as Panel makes one in a notebook."
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.model import add_to_doc
+    from panel.io.resources import set_resource_mode
+
+    root, doc, page = pn.panel(obj), Document(), Page()
+    with set_resource_mode("cdn"):
+        model = root._render_model(doc, page)
+    add_to_doc(model, doc, True)  # Panel holds an output's document
+    return Output(root, model, doc, page)
+
+
+def run(script: str, *args: str, plain: str = "") -> dict:
+    """Run ``script`` in a fresh process (patches off where ``plain``), the JSON its last
+    line prints."""
+    env = {k: v for k, v in os.environ.items() if k != "CANDELA_PLAIN"}
+    if plain:
+        env["CANDELA_PLAIN"] = plain
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
