@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from bokeh.core.properties import field
@@ -610,9 +611,10 @@ class Figures:
         if self._cost is not None:
             self.render_cost(self._cost)
         given, layout = self._given
-        if self._wrapped(given).buffer_cols != self._cols.buffer_cols:
+        wrapped = self._wrapped(given)
+        if wrapped.buffer_cols != self._cols.buffer_cols:
             # The buffer lane wraps otherwise in this room: drawn again.
-            self.render(given, layout, self.frames_source.tags[0].get("unit", "elements"))
+            self._draw_columns(wrapped, layout, self.frames_source.tags[0].get("unit", "elements"))
             return True
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
         # with the new rings, traverse.mjs "redraw").
@@ -649,7 +651,10 @@ class Figures:
     def render(self, cols: C.Columns, layout, unit: str = "elements") -> None:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
         self._given = (cols, layout)
-        cols = self._wrapped(cols)
+        self._draw_columns(self._wrapped(cols), layout, unit)
+
+    def _draw_columns(self, cols: C.Columns, layout, unit: str) -> None:
+        # Draw ``cols`` as they are (their lane wrapped for this room: _wrapped).
         _set_data(self.logical_source, cols.logical)
         _set_data(self.buffer_source, cols.buffer)
         off = layout.offset
@@ -741,15 +746,18 @@ class Figures:
         _set_data(self.marks_cost, mark_rows(rows, frame_rings(self.cost_cell or MAX_CELL)))
 
     def _wrapped(self, cols: C.Columns) -> C.Columns:
-        # On a projector, a lesson's buffer lane wrapped as wide as gives the grid cells
-        # of LESSON_CELL px (then both figures the largest cells): a 4x5 tensor's 20
-        # cells as 4 rows of 5 under the grid left it 34 px on a 1024x768 screen, with
-        # 600 px of width free; as 2 rows of 10, 42 px. Rows stay whole (C.wraps).
+        # On a projector, a lesson's buffer lane wrapped as wide as keeps its cells large
+        # enough for their values and then gives the grid cells of LESSON_CELL px (then
+        # both figures the largest cells): a 4x5 tensor's 20 cells as 4 rows of 5 under
+        # the grid left it 34 px on a 1024x768 screen, with 600 px of width free; as 2
+        # rows of 10, 42 px. Rows stay whole (C.wraps).
         options = C.wraps(cols) if self.scale > 1 and cols.labels else []
-        best, chosen = None, cols
+        n = len(cols.buffer["pos"])
+        best, chosen = None, cols.buffer_cols
         for width in options:
-            wrapped = C.rewrapped(cols, width)
-            cells = self._fit(wrapped, draw=False)
+            # each wrap tried by its size alone; only the one chosen is placed
+            trial = replace(cols, buffer_cols=width, buffer_rows=-(-n // width))
+            cells = self._fit(trial, draw=False)
             grid = round(cells["logical"], 6)  # (LESSON_CELL itself, to a rounding)
             if width == cols.buffer_cols and grid >= LESSON_CELL:
                 return cols  # its own wrap is large enough
@@ -757,8 +765,8 @@ class Figures:
             lane = cells["buffer"]
             key = (min(lane, LABELLED_CELL), min(grid, LESSON_CELL), min(grid, lane), -width)
             if best is None or key > best:
-                best, chosen = key, wrapped
-        return chosen
+                best, chosen = key, width
+        return C.rewrapped(cols, chosen)
 
     def _fit(self, cols: C.Columns, draw: bool = True) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px

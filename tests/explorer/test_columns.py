@@ -435,7 +435,8 @@ def test_a_lane_wrapped_anew_keeps_its_cells_and_whole_rows(shape, order):
     cols = C.columns_for(Tensor(np.arange(math.prod(shape)), layout))
     n = len(cols.buffer["pos"])
     widths = C.wraps(cols)
-    assert widths[0] == cols.buffer_cols and widths[-1] == min(n, max(widths))
+    assert widths[0] == cols.buffer_cols
+    assert widths[-1] == n or widths == [cols.buffer_cols]  # up to one lane
     for width in widths:
         assert width % cols.buffer_cols == 0 or width == n, (shape, width)
         out = C.rewrapped(cols, width)
