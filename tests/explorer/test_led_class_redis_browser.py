@@ -26,6 +26,7 @@ from tests.explorer.test_proxy_browser import NGINX, NGINX_CONF, wait_for
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.sweep,
     pytest.mark.skipif(NGINX is None, reason="nginx is not installed (bash tests/run installs it)"),
 ]
 

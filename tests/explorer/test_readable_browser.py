@@ -183,7 +183,7 @@ NOT_YET = {
 }  # fmt: skip
 
 
-@pytest.mark.every_lesson
+@pytest.mark.sweep
 @pytest.mark.parametrize("lesson", L.list_lessons(), ids=lambda lesson: lesson.id)
 def test_presenter_mode_at_1024_by_768_draws_lesson_grids_of_up_to_24_cells_at_40_px(
     page, explorer_server, lesson
@@ -260,7 +260,7 @@ def test_the_compare_lane_is_whole_and_its_a_b_labels_legible(page, explorer_ser
     page.screenshot(path=f"/tmp/readable-lane{presenter.replace('&', '-')}.png")
 
 
-@pytest.mark.every_lesson
+@pytest.mark.sweep
 @pytest.mark.parametrize("lesson", L.list_lessons(), ids=lambda lesson: lesson.id)
 def test_on_a_phone_a_lessons_question_and_grid_are_on_the_first_screen(
     page, explorer_server, lesson

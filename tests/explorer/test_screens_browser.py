@@ -289,7 +289,7 @@ QUESTION_LESSONS = [
 ]
 
 
-@pytest.mark.every_lesson
+@pytest.mark.sweep
 @pytest.mark.parametrize("lesson", QUESTION_LESSONS, ids=lambda lesson: lesson.id)
 def test_no_question_shows_its_answer_on_the_page_before_it_is_answered(
     page, explorer_server, lesson
