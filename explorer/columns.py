@@ -434,6 +434,10 @@ def frame_columns(walk: Walk) -> dict:
 #: An axis longer than twice this many draws its first and last this many indices, as
 #: NumPy prints a large array (``np.set_printoptions(edgeitems=3)``).
 EDGE_ITEMS = 3
+#: A summarised grid is at most this many cells wide and tall where a smaller edge gets it
+#: there (:func:`summary_edge`): at the 16 px a grid of tiles keeps for its headers, a
+#: laptop's 528 px column wide, and with the buffer under it a 1280x800 screen tall.
+SUMMARY_GRID = 32
 #: The buffer overview has at most this many cells, each a bin of positions.
 OVERVIEW_CELLS = 1024
 #: Positions are worked out this many at a time for the overview: memory stays bounded
@@ -690,9 +694,11 @@ def overview_columns(
     buffer = np.asarray(tensor.buffer)
     size = len(buffer)
     virtual = values_are_positions(buffer)
-    e, kept = edge_items(shape, detail_limit if n > detail_limit else max(n, 1), edge)
     if n <= detail_limit:  # every element drawn: only the buffer is summarised
+        e, kept = edge_items(shape, max(n, 1), edge)
         kept = [np.arange(v) for v in shape]
+    else:
+        e, kept = summary_edge(shape, detail_limit, edge)
     summarised = [len(k) < v for k, v in zip(kept, shape)]
     if n:
         index = np.array(np.meshgrid(*kept, indexing="ij"), dtype=np.int64).reshape(rank, -1)
@@ -706,14 +712,7 @@ def overview_columns(
         ],
         dtype=np.int64,
     ).reshape(rank, -1)
-    slots = tuple(2 * e + 1 if cut else v for v, cut in zip(shape, summarised))
-    full_grid = grid_for(slots)
-    squeeze = _squeeze(full_grid, e, summarised)
-    grid = replace(
-        full_grid,
-        width=full_grid.width - sum(s for s, g in zip(squeeze, full_grid.pitch_x) if g),
-        height=full_grid.height - sum(s for s, g in zip(squeeze, full_grid.pitch_y) if g),
-    )
+    full_grid, squeeze, grid = _summary_grid(shape, e, summarised)
     stride = np.asarray(layout.stride, dtype=np.int64)
     at = int(layout.offset) + stride @ index if n else np.zeros(0, dtype=np.int64)
     flat = np.ravel_multi_index(index, shape) if n else np.zeros(0, dtype=np.int64)
@@ -801,6 +800,33 @@ def overview_columns(
         if cells <= label_limit and width == 1:
             out.buffer_labels = buffer_label_columns(buffer_cols)
     return out
+
+
+def summary_edge(shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS) -> tuple[int, list]:
+    """:func:`edge_items` for a grid too large to draw whole, with the edge made smaller
+    where that keeps the drawn grid within :data:`SUMMARY_GRID` cells each way (1 at the
+    least): 16x224x224x3's 3 edge items make 6 tile rows 55 cells tall, 2 make 29."""
+    for most in range(max(edge, 1), 0, -1):
+        e, kept = edge_items(shape, limit, most)
+        summarised = [len(k) < v for k, v in zip(kept, shape)]
+        grid = _summary_grid(shape, e, summarised)[2]
+        if e == 1 or max(grid.width, grid.height) <= SUMMARY_GRID:
+            return e, kept
+    raise AssertionError("unreachable")
+
+
+def _summary_grid(shape: tuple[int, ...], e: int, summarised: list) -> tuple[Grid, list, Grid]:
+    # The grid of the drawn slots (a gap slot where an axis is summarised), how far past
+    # each gap the drawing moves back (_squeeze), and the grid so squeezed.
+    slots = tuple(2 * e + 1 if cut else v for v, cut in zip(shape, summarised))
+    full_grid = grid_for(slots)
+    squeeze = _squeeze(full_grid, e, summarised)
+    grid = replace(
+        full_grid,
+        width=full_grid.width - sum(s for s, g in zip(squeeze, full_grid.pitch_x) if g),
+        height=full_grid.height - sum(s for s, g in zip(squeeze, full_grid.pitch_y) if g),
+    )
+    return full_grid, squeeze, grid
 
 
 def _squeeze(grid: Grid, e: int, summarised: list) -> list[int]:

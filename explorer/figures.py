@@ -798,21 +798,30 @@ class Figures:
             first = min(need, tall - keep)
             if first > heights["logical"]:
                 heights = {"logical": first, "buffer": tall - first}
-        if cols.labels and self.scale == 1:
+        corners = tiled and bool(cols.overview.get("summarised"))
+        if cols.labels and self.scale == 1 and not corners:
             # Never shorter than their values need (a short window scrolls); on a
             # projector every figure is whole on the screen, its labels shrinking with
-            # the cells (those too small to read are left to hover).
+            # the cells (those too small to read are left to hover), and so is a
+            # summarised grid of tiles, a picture of the tensor's corners, each tile
+            # with its header (16x224x224x3's at 29 px was 870 px tall).
             for fig, h in high.items():
                 heights[fig] = max(heights[fig], 8 * self.scale + h * LABELLED_CELL)
         floor = least
         if tiled:
             # A grid of tiles keeps cells that fit each tile's header over it (rank 8
-            # too), spelt as fully as lets the grid fit the column's width
-            # (L.tile_spelling); one too wide for its panel however spelt scrolls
-            # inside it, its headers spelt in full.
+            # too), spelt as fully as lets the grid fit the column's width (and a
+            # summarised one its share of the height too: L.tile_spelling), else its
+            # width alone; one too wide for its panel however spelt scrolls inside it,
+            # its headers spelt in full.
             room = (wide - 8) / (grid.width + 0.2)
+            room_y = (heights["logical"] - 8) / high["logical"] if corners else room
             need = [L.tile_cell(cols, 1.0, k) for k in range(L.TILE_SPELLINGS)]
-            floor = max(TILED_MIN_CELL, next((c for c in need if c <= room), need[0]))
+            fits = [c for c in need if c <= room]
+            floor = max(
+                TILED_MIN_CELL,
+                next((c for c in fits if c <= room_y), fits[-1] if fits else need[0]),
+            )
         cells["logical"] = size(
             self.logical_figure,
             grid.width,

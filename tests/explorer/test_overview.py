@@ -70,7 +70,17 @@ def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, l
     index = [tuple(int(v) for v in re.findall(r"-?\d+", s)) for s in cols.logical["index"]]
     if n > limit:  # summarised: NumPy's edge items of each axis, all combined in walk order
         e = o["edge"]
+        # the largest edge up to `edge` that keeps within `limit` elements and a grid of
+        # SUMMARY_GRID cells each way, 1 at the least
         assert e <= edge and (e == 1 or o["drawn"] <= limit)
+        assert e == 1 or max(cols.grid.width, cols.grid.height) <= C.SUMMARY_GRID
+        if e < edge:  # and no larger one would
+            kept = [numpy_edge_items(v, e + 1) if v else [] for v in shape]
+            cut = [len(k) < v for k, v in zip(kept, shape)]
+            grid = C._summary_grid(shape, e + 1, cut)[2]
+            assert (
+                math.prod(map(len, kept)) > limit or max(grid.width, grid.height) > C.SUMMARY_GRID
+            )
         expected = [numpy_edge_items(v, e) if v else [] for v in shape]
     else:
         expected = [list(range(v)) for v in shape]
@@ -166,13 +176,15 @@ def test_the_channels_last_image_batch_is_drawn_with_true_indices():
     assert values_are_positions(result.tensor.buffer)  # 2.4 M elements, no buffer made
     cols = C.columns_for(result.tensor)
     assert cols.overview["elements"] == 16 * 3 * 224 * 224
-    assert cols.overview["drawn"] == 6 * 6 * 6 * 3
+    # NumPy's 3 edge items made a grid of tiles 55 cells tall: 2 keep it within 32
+    assert cols.overview["edge"] == 2 and cols.overview["drawn"] == 4 * 4 * 4 * 3
+    assert max(cols.grid.width, cols.grid.height) <= C.SUMMARY_GRID
     assert cols.logical["index"][-1] == "(15, 223, 223, 2)"
     assert cols.frames["at"][-1] == 16 * 3 * 224 * 224 - 1
     assert cols.buffer["reads"].sum() == 16 * 3 * 224 * 224
     assert len(cols.buffer["x"]) <= C.OVERVIEW_CELLS
-    # Tiles: the first and last 3 of axes 0 and 1, each header with its true indices.
-    assert cols.tiles["text"][3] == "[0, 221, :, :]" and len(cols.tiles["text"]) == 36
+    # Tiles: the first and last 2 of axes 0 and 1, each header with its true indices.
+    assert cols.tiles["text"][2] == "[0, 222, :, :]" and len(cols.tiles["text"]) == 16
 
 
 @pytest.mark.parametrize(

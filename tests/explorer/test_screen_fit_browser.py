@@ -153,6 +153,9 @@ def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_ti
     # 16x224x224x3 drawn as 6x6 tiles of 6x3 cells: a header as long as "[0, 221, :, :]"
     # over a 3-wide tile needed 26 px cells, a grid wider than its 528 px column (it
     # scrolled inside its panel). Each header is now spelt as fully as the column allows.
+    # And as 6 rows of tiles at the 16 px their headers need the grid was 922 px tall:
+    # drawn as NumPy's first and last 2 of each axis (4x4 tiles of 4x3 cells), it is on
+    # the screen, the buffer's overview beginning on it.
     page.set_viewport_size({"width": 1280, "height": 800})
     _open(page, explorer_server, "?shape=16,3,224,224&ops=.permute(0,2,3,1)")
     page.wait_for_function(ROOM_SENT % 528)
@@ -162,13 +165,19 @@ def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_ti
     )
     lessons = page.evaluate(BOX_JS, "candela-lesson-area") or {"left": 1280}
     assert box["width"] <= 528 and box["right"] <= lessons["left"], (box, lessons)
+    assert box["bottom"] <= 800, box
+    buffer = page.evaluate(
+        "() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('buffer-figure'))"
+        ".el.getBoundingClientRect().toJSON()"
+    )
+    assert buffer["top"] < 800 - 40, buffer
     headers = page.evaluate(
         "() => { const d = Bokeh.documents[0].get_model_by_name('labels-logical-source').data;"
         " return d.text.filter((t, i) => d.kind[i] === 'tile' && t)"
         ".map((t, i) => [t, d.size[d.kind.indexOf('tile') + i]]) }"
     )
-    assert len(headers) == 36 and all(float(px[:-2]) >= 12 for _, px in headers), headers
-    # Each names its tile's leading indices, as NumPy's x[0, 221] is that tile.
-    assert headers[3][0].replace(" ", "").replace(",:", "") == "[0,221]", headers[3]
+    assert len(headers) == 16 and all(float(px[:-2]) >= 12 for _, px in headers), headers
+    # Each names its tile's leading indices, as NumPy's x[0, 222] is that tile.
+    assert headers[2][0].replace(" ", "").replace(",:", "") == "[0,222]", headers[2]
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
     page.screenshot(path="/tmp/fit-channels-last-1280x800.png")
