@@ -139,11 +139,16 @@ def label_blocks(
                     blocks.append([kind, None])
                     continue
                 font = max(font, LEAST_FONT)
+                x_offset = 0.0
+                if align != "center":  # a corner's label, moved in clear of the cursor
+                    inward = corner_clearance(cell)
+                    x_offset = inward if align == "left" else -inward
+                    y_offset = inward if baseline == "top" else -inward
                 rows = {
                     "x": data[x], "y": data[y], "text": text,
                     "color": data["text_color"],
                     "size": _font(font),
-                    "align": align, "baseline": baseline, "x_offset": 0.0,
+                    "align": align, "baseline": baseline, "x_offset": x_offset,
                     "y_offset": float(y_offset), "style": "bold" if bold else "normal",
                 }  # fmt: skip
             blocks.append([kind, rows])
@@ -237,12 +242,15 @@ def _extra_labels(fig: str, cols: C.Columns, cell: float, scale: float, offset_a
                 "size": _font(min(13 * scale, max(float(LEAST_FONT), 0.7 * cell)))}  # fmt: skip
         if cell < 14 * scale:  # rows too close for the name: the marker alone, hover tells
             return [["offset_mark", mark], ["offset", None]]
+        # The name beside the marker, past the cursor's frame (which marks the offset's
+        # cell first, and crossed the name's top where it began 10 px from the middle).
+        gap = max(10.0 * scale, cell / 2 + frame_reach(cell) + 2)
         name = {**common, "text": ["offset"], "color": [C.OFFSET_TEXT], "align": "left",
-                "size": _font(LEAST_FONT * scale), "x_offset": 10.0 * scale}  # fmt: skip
+                "size": _font(LEAST_FONT * scale), "x_offset": gap}  # fmt: skip
         # The name goes right of the marker, or left of it where the figure ends first
-        # (about 6 characters of 12 px, past the 10 px gap).
-        if (cols.buffer_cols - 0.4 - x) * cell < (10 + 6 * 7.4) * scale:
-            name.update(align="right", x_offset=-10.0 * scale)
+        # (about 6 characters of 12 px, past the gap).
+        if (cols.buffer_cols - 0.4 - x) * cell < gap + 6 * 7.4 * scale:
+            name.update(align="right", x_offset=-gap)
         return [["offset_mark", mark], ["offset", name]]
     return [*_tile_labels(cols, cell, scale), _gap_labels(cols, cell, scale)]
 
@@ -340,6 +348,18 @@ def tile_cell(cols: C.Columns, scale: float, spelling: int = 0) -> float:
 #: empty rows apart (columns.grid_for), and the figure leaves as much above the first.
 #: A header of 12 px clear of the cursor's frame then fits over cells of about 8 px.
 TILE_ROW = 2.0
+
+
+def corner_clearance(cell: float) -> float:
+    """How far (px) a label in a corner of a ``cell`` px cell (its place 0.07 of a cell in
+    from each edge: columns._label_places) moves further in, to sit clear inside the
+    cursor's frame where the frame is drawn on the cell's edge: buffer cell 0's position
+    was crossed by the frame that marks it first."""
+    spec = frame_rings(cell)["cursor"]
+    if spec["size"] > 1:  # a small cell's frame is drawn around it, outside
+        return 0.0
+    inner = (1 - spec["size"]) / 2 * cell + spec["rings"][0][1] / 2 + 1
+    return max(0.0, round(inner - 0.07 * cell, 2))
 
 
 def frame_reach(cell: float) -> float:

@@ -356,3 +356,38 @@ def test_a_room_that_wraps_the_lane_otherwise_draws_it_again():
             if str(p) in placed:
                 assert placed[str(p)] == (data["x"][p], data["y"][p]), (room, p)
     assert len(widths) > 1  # the rooms did wrap it otherwise
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(20, 80), st.sampled_from([1.0, 1.5, 2.0]))
+def test_a_cells_corner_labels_and_the_offsets_name_sit_clear_of_the_cursors_frame(cell, scale):
+    # The cursor's frame, drawn on a large cell's edge (marks.frame_rings: its centre line
+    # at `size` cells, its outermost ring `width` px), crossed the top of buffer cell 0's
+    # position label, and the offset's name under it: each now sits clear of it.
+    from explorer.labels import label_blocks
+    from explorer.marks import frame_rings
+
+    t = Tensor.arange((3, 4))
+    cols = C.columns_for(t)
+    x, y = float(cols.buffer["x"][0]), float(cols.buffer["y"][0])
+    cells = {"logical": cell, "buffer": cell}
+    blocks = dict(label_blocks(cols, cells, scale, (x, y - 0.62), False)["buffer"])
+    ring = frame_rings(cell)["cursor"]
+    outer = ring["rings"][0][1]
+    inner = (1 - ring["size"]) / 2 * cell + outer / 2  # px in from the cell's edge
+    reach = (ring["size"] - 1) / 2 * cell + outer / 2  # px out past it
+    for kind in ("pos_label", "reads_label"):
+        rows = blocks[kind]
+        if rows is None:  # too small a cell for it: hover tells
+            continue
+        cx, cy = x, y
+        # the label's corner, px in from the cell's edges (x right, y down on the screen)
+        from_left = (rows["x"][0] - (cx - 0.5)) * cell + rows["x_offset"]
+        from_top = ((cy + 0.5) - rows["y"][0]) * cell + rows["y_offset"]
+        if kind == "pos_label":
+            assert from_left >= inner and from_top >= inner, (from_left, from_top, inner)
+        else:
+            assert cell - from_left >= inner and cell - from_top >= inner, (kind, inner)
+    name = blocks["offset"]
+    if name is not None:  # beside the marker, past the frame's side
+        assert abs(name["x_offset"]) >= cell / 2 + max(reach, 0.0), (name, reach)
