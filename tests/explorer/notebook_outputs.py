@@ -1,5 +1,6 @@
 """Notebook outputs as Panel makes them, without a notebook: for tests that run a script
-in a fresh kernel-like process (:func:`run`) and look at what each output was sent.
+in a fresh kernel-like process (``fresh_process.run``) and look at what each output was
+sent.
 
 In the script, :func:`shown` makes an output of an explorer as Panel makes one in a
 notebook: Panel's own ``_render_model`` into a document it holds, with a recording comm
@@ -8,14 +9,7 @@ notebook: Panel's own ``_render_model`` into a document it holds, with a recordi
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import NamedTuple
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class Page:
@@ -50,21 +44,3 @@ def shown(obj) -> Output:
         model = root._render_model(doc, page)
     add_to_doc(model, doc, True)  # Panel holds an output's document
     return Output(root, model, doc, page)
-
-
-def run(script: str, *args: str, plain: str = "") -> dict:
-    """Run ``script`` in a fresh process (patches off where ``plain``), the JSON its last
-    line prints."""
-    env = {k: v for k, v in os.environ.items() if k != "CANDELA_PLAIN"}
-    if plain:
-        env["CANDELA_PLAIN"] = plain
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])

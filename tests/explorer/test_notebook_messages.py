@@ -24,7 +24,7 @@ import re
 
 import pytest
 
-from tests.explorer import notebook_outputs
+from tests.explorer import fresh_process
 
 #: The changes made from Python, one after another, to the second explorer.
 CHANGES = [
@@ -136,7 +136,7 @@ print(json.dumps({"report": report, "shape": list(second.layout.shape),
 
 
 def run(plain: str, drawn: str = "drawn") -> dict:
-    return notebook_outputs.run(SCRIPT, json.dumps(CHANGES), drawn, plain=plain)
+    return fresh_process.run(SCRIPT, json.dumps(CHANGES), drawn, plain=plain)
 
 
 @pytest.mark.parametrize("plain", ["1", ""], ids=["patches-off", "patches-on"])

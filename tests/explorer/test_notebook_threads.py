@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("panel")
 
-from tests.explorer.notebook_outputs import run
+from tests.explorer.fresh_process import run
 
 SCRIPT = r"""
 import json, threading

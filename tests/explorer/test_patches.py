@@ -8,7 +8,6 @@ process (a patch, once applied, stays for the life of the process).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from explorer import patches
+from tests.explorer.fresh_process import run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,17 +132,7 @@ print(json.dumps(out))
 
 
 def _run(mode: str) -> dict:
-    env = {k: v for k, v in __import__("os").environ.items() if k != "CANDELA_PLAIN"}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run(SCRIPT, mode, timeout=180)
 
 
 @pytest.fixture(scope="module")
