@@ -64,6 +64,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 SIZES = {16: (4, 4), 256: (16, 16), 4096: (64, 64), 65536: (256, 256), 2408448: (16, 3, 224, 224)}
 #: The page of a real tensor measured beside the 64x64 page.
 CHANNELS_LAST = "shape=16,3,224,224&ops=.permute(0,2,3,1)"
+
+
+def channels_last_cells() -> int:
+    """How many cells the channels-last page's grid draws (192: its edge items)."""
+    from explorer import columns
+    from explorer.state import evaluate
+
+    return len(
+        columns.columns_for(evaluate("16,3,224,224", ".permute(0,2,3,1)").tensor).logical["x"]
+    )
+
+
 FIGURES = ("logical-figure", "buffer-figure")
 #: No paint for this long after an edit or a load: the page has settled.
 QUIET_MS = 700
@@ -544,8 +556,13 @@ def bench_browser(quick: bool) -> dict:
             "explorer": (base + "cold?shape=64,64", FIGURES, "logical-source"),
             "minimal": (base + "minimal", ("minimal-figure",), "cells-source"),
             # A real tensor: 16 images of 3x224x224 in channels-last order, 2.4 M elements
-            # drawn as NumPy's edge items of each axis (648 cells) and a buffer overview.
-            "channels last": (base + "cold?" + CHANNELS_LAST, FIGURES, "logical-source", 648),
+            # drawn as NumPy's edge items of each axis and a buffer overview.
+            "channels last": (
+                base + "cold?" + CHANNELS_LAST,
+                FIGURES,
+                "logical-source",
+                channels_last_cells(),
+            ),
         }
         if pool is not None:
             pages["built ahead"] = (base + "?shape=64,64", FIGURES, "logical-source")
