@@ -637,7 +637,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             classes = [c for c in view.root.css_classes if c not in THEME_CLASSES]
             view.root.css_classes = classes + theme_classes(self.theme)
 
-    def _on_room(self, width: int, height: int, figures: int | None = None) -> None:
+    def _on_room(
+        self, width: int, height: int, figures: int | None = None, grid: int | None = None
+    ) -> None:
         # A page says how much room its figures have: its own views' cells sized to it
         # (an explorer shown on two pages has a view in each, each page its own room).
         doc = pn.state.curdoc
@@ -649,7 +651,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if doc is not None and shown_in is not None and shown_in is not doc:
                     continue
                 with pn.io.unlocked():
-                    view.figures.set_room(width, height, figures)
+                    view.figures.set_room(width, height, figures, grid)
                     if view.compare is not None:  # the lane fits what the grid leaves it
                         view.compare.fit_lane()
                 resized.append(view)

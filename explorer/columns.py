@@ -1079,6 +1079,11 @@ def withheld_columns(cols: Columns, limit: int) -> Columns:
             "reads_label": [""] * size,
             "text_color": np.full(size, "#000000", dtype=object),
         }
+    if not cols.overview and cols.buffer_cols != buffer_width(size):
+        # The lane wrapped to hold whole rows of the tensor (buffer_row) would say its
+        # second-smallest stride: a slice of a 4x5 tensor's 20 cells in rows of 5 answers
+        # "stride[0]?". Wrapped by its length alone until the answer.
+        out = _wrapped_at(out, buffer_width(size))
     return out
 
 
@@ -1097,6 +1102,11 @@ def rewrapped(cols: Columns, width: int) -> Columns:
     :func:`wraps`): the same cells, values and colours, placed anew."""
     if width == cols.buffer_cols or width not in wraps(cols):
         return cols
+    return _wrapped_at(cols, width)
+
+
+def _wrapped_at(cols: Columns, width: int) -> Columns:
+    # ``cols``'s buffer cells placed anew, ``width`` to a row.
     n = len(cols.buffer["pos"])
     at = _compact(lane_places(n, width))
     out = replace(

@@ -306,6 +306,8 @@ class Figures:
         #: The room the figures have (px): their column's width and the window's height.
         #: The third, the height the two figures share, once the page has measured it.
         self.room: tuple[int, int, int | None] = (LOGICAL_MAX_PX + 8, WINDOW_HEIGHT, None)
+        #: On a phone, the height (px) the first screen leaves the grid (None: no limit).
+        self.first_screen: int | None = None
         #: Where the offset marker points up at the cell the walk starts from (or None).
         self.offset_at: tuple[float, float] | None = None
         #: What each figure's text alternative last said it is (see _draw_first_frame).
@@ -597,24 +599,28 @@ class Figures:
             figures = height - AROUND_FIGURES * self.scale
         return wide, max(160.0, float(figures)), column
 
-    def set_room(self, width: int, height: int, figures: int | None = None) -> bool:
+    def set_room(
+        self, width: int, height: int, figures: int | None = None, grid: int | None = None
+    ) -> bool:
         """The figures' column is ``width`` px wide in a ``height`` px window, and the two
         figures have ``figures`` px of its height (what the window holds besides them,
-        measured by the page): size the cells to fit it (drawn again if that changes
-        them). Returns whether it did."""
-        old = self._room()
+        measured by the page), the grid at most ``grid`` (on a phone, what the first
+        screen leaves it under a lesson's question): size the cells to fit it (drawn
+        again if that changes them). Returns whether it did."""
+        old = (self._room(), self.first_screen)
         self.room = (width, height, figures)
+        self.first_screen = grid
         # The page can tell its room was heard (and its cells sized to it).
-        self._set_tags(room=[width, height] if figures is None else [width, height, figures])
-        if self._cols is None or self._room() == old:
+        room = [width, height] if figures is None else [width, height, figures]
+        self._set_tags(room=room if grid is None else [*room, grid])
+        if self._cols is None or (self._room(), self.first_screen) == old:
             return False
         if self._cost is not None:
             self.render_cost(self._cost)
         given, layout = self._given
         wrapped = self._wrapped(given)
         if wrapped.buffer_cols != self._cols.buffer_cols:
-            # The buffer lane wraps otherwise in this room: drawn again.
-            self._draw_columns(wrapped, layout, self.frames_source.tags[0].get("unit", "elements"))
+            self._draw_rewrapped(wrapped, layout)
             return True
         # Only the sizes: the walk goes on where it is (the browser redraws its frame
         # with the new rings, traverse.mjs "redraw").
@@ -682,6 +688,7 @@ class Figures:
         alt["hidden"] = {"logical": f"Logical grid: {wait}", "buffer": f"Memory buffer: {wait}"}
         self._set_tags(
             unit=unit,
+            wrap=cols.buffer_cols,
             scale=DTYPE_BYTES.get(unit, 1),
             rings=self._rings(cells),
             alt=alt,
@@ -703,6 +710,21 @@ class Figures:
         self.cells = cells
         self._cols = cols
         self._draw_labels()
+
+    def _draw_rewrapped(self, cols: C.Columns, layout) -> None:
+        # The buffer lane wraps otherwise in this room: the same walk, its lane's cells
+        # placed anew. Its frames are not sent again (new frames restart the walk at
+        # element 1, traverse.mjs "reset"); their tags change, and the page draws the
+        # current element again where its cell now is ("redraw").
+        _set_data(self.buffer_source, cols.buffer)
+        if self.offset_at is not None:
+            off = layout.offset // cols.overview.get("bin", 1)
+            self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
+        self._cols = cols
+        self.cells = self._fit(cols)
+        self._draw_labels()
+        # (The cursor's rows are the page's own now: it sent this room.)
+        self._set_tags(rings=self._rings(self.cells), wrap=cols.buffer_cols)
 
     def _rings(self, cells: dict[str, float]) -> dict:
         # Each figure's frame rings for its cell size; the cost figure's too, once drawn.
@@ -798,6 +820,10 @@ class Figures:
             first = min(need, tall - keep)
             if first > heights["logical"]:
                 heights = {"logical": first, "buffer": tall - first}
+        if self.first_screen is not None and self.scale == 1:
+            # A phone: the grid ends on the first screen, where it begins (a grid of
+            # lettered cells at 42 px ran 40 px past it, under a lesson's question).
+            heights["logical"] = min(heights["logical"], float(self.first_screen))
         corners = tiled and bool(cols.overview.get("summarised"))
         if cols.labels and self.scale == 1 and not corners:
             # Never shorter than their values need (a short window scrolls); on a

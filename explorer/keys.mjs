@@ -218,17 +218,25 @@ export function render({model, view}) {
       }
     }
     const besides = bottom - box.top - own
-    // Under the controls (a phone, a narrow output): it fits a screen once scrolled to.
+    // Under the controls (a phone, a narrow output): it fits a screen once scrolled to ...
     let above = box.top - rootOf().getBoundingClientRect().top
-    if (above > window.innerHeight / 3) above = 0
-    return Math.max(160, Math.round((window.innerHeight - above - besides - 16) / 8) * 8)
+    const under = above > window.innerHeight / 3
+    if (under) above = 0
+    const both = Math.max(160, Math.round((window.innerHeight - above - besides - 16) / 8) * 8)
+    // ... and on a page that is the explorer (served, not a notebook's output, whose
+    // first screen is wherever it is scrolled to), where the grid begins on the first
+    // screen (a lesson's question above it), it ends on it too.
+    const page = rootOf().getBoundingClientRect().top + window.scrollY < 200
+    const top = shown[0].getBoundingClientRect().top + window.scrollY
+    const first = Math.round((window.innerHeight - top - 8) / 8) * 8
+    return under && page && first >= 160 && first < both ? [both, first] : [both]
   }
   const sendRoom = () => {
     const views = rootOf() ? deepFind(rootOf(), ".candela-views") : null
     if (views == null || !views.isConnected) return false
     const room = [Math.round(views.clientWidth / 8) * 8, Math.round(window.innerHeight / 8) * 8]
     const height = figuresHeight(views)
-    if (height != null) room.push(height)
+    if (height != null) room.push(...height)
     const text = room.join(",")
     if (room[0] > 0 && text !== sent) {
       sent = text

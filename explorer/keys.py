@@ -65,7 +65,8 @@ class Keys(JSComponent):
         #: Called when the page has drawn this component (and the output around it).
         self.on_shown: Callable[[], None] | None = None
         #: Called with the width (px) of the figures' column and the window's height (and
-        #: the height the two figures have of it, once the page has measured it).
+        #: the height the two figures have of it, once the page has measured it, and on
+        #: a phone the height the first screen has left for the grid).
         self.on_room: Callable[..., None] | None = None
 
     def _handle_msg(self, msg: Any) -> None:
@@ -91,10 +92,11 @@ class Keys(JSComponent):
 
 
 def _is_room(room: Any) -> bool:
-    # Two or three whole numbers of px a screen could have (the figures' column's width,
-    # the window's height, the height the figures have of it); anything else is ignored.
+    # Two to four whole numbers of px a screen could have (the figures' column's width,
+    # the window's height, the height the figures have of it, and what the first screen
+    # leaves the grid); anything else is ignored.
     return (
         isinstance(room, list)
-        and len(room) in (2, 3)
+        and len(room) in (2, 3, 4)
         and all(isinstance(v, int | float) and 0 < v < 100_000 for v in room)
     )

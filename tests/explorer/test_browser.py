@@ -658,3 +658,36 @@ def json_new(message: str):
 
     (event,) = json.loads(message)["events"]
     return event["new"]
+
+
+def test_a_lane_wrapped_anew_for_a_resized_window_keeps_the_walk_where_it_is(open_explorer, page):
+    # In presenter mode the buffer lane wraps as the room allows (figures._wrapped): a
+    # window resized to wrap it otherwise drew it again and restarted the walk at
+    # element 1. The walk stays on its element, its cursor on that element's cell.
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_explorer("?shape=4,5&presenter=true")
+    count = "new Set(Array.from(m('buffer-source').data.y)).size"
+    before = page.evaluate(model_js(f"return {count}"))
+    forward = page.get_by_role("button", name="step ▶")
+    for _ in range(7):
+        forward.click()
+    odometer = page.locator(".candela-odometer")
+    expect(odometer).to_contain_text("element 8 of 20")
+    for size in ({"width": 800, "height": 600}, {"width": 1920, "height": 1080}):
+        page.set_viewport_size(size)
+        try:
+            page.wait_for_function(model_js(f"return {count} !== {before}"), timeout=5000)
+            break
+        except Exception:  # noqa: BLE001 - this size keeps its wrap: try the next
+            continue
+    after = page.evaluate(model_js(f"return {count}"))
+    assert after != before, "no size tried wrapped the lane otherwise"
+    expect(odometer).to_contain_text("element 8 of 20")
+    # The buffer's cursor on position 7's cell as the lane is placed now.
+    placed, cursor = page.evaluate(
+        model_js(
+            "const b = m('buffer-source').data, c = mark('buffer', 'cursor');"
+            "return [[b.x[7], b.y[7]], [c.x[0], c.y[0], c.pos[0]]]"
+        )
+    )
+    assert cursor == [*placed, 7], (cursor, placed)

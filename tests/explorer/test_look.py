@@ -294,6 +294,26 @@ def test_a_measured_room_sizes_the_cells_and_keys_take_it():
     assert figures.logical_figure.height + figures.buffer_figure.height <= 700
     keys._handle_msg({"room": [600, 768, 260]})  # a short screen: smaller, still fits
     assert figures.logical_figure.height + figures.buffer_figure.height <= 260
+    keys._handle_msg({"room": [600, 768, 260, 1, 2]})  # five numbers: ignored
+    assert seen[-1] == (600, 768, 260)
+
+
+def test_on_a_phone_the_grid_ends_on_the_first_screen_where_it_begins():
+    # 390x844 under a lesson's question: the page says the first screen leaves the grid
+    # 300 px; a grid of 24 lettered cells drawn at 42 px (352 px) ran past it.
+    from explorer.keys import Keys
+
+    t = Tensor.arange((2, 3, 2, 2))
+    figures = Figures()
+    figures.render(C.columns_for(t), t.layout)
+    keys = Keys()
+    keys.on_room = figures.set_room
+    keys._handle_msg({"room": [352, 844, 760]})
+    whole = figures.logical_figure.height
+    assert whole > 300  # the two figures' room alone would draw it taller ...
+    keys._handle_msg({"room": [352, 844, 760, 300]})
+    assert figures.logical_figure.height <= 300 < whole  # ... than the first screen has
+    assert figures.cells["logical"] >= 29  # its cells still show their values
 
 
 #: The room a 1024x768 projector's page measures in presenter mode, beside the lesson
@@ -341,10 +361,17 @@ def test_a_room_that_wraps_the_lane_otherwise_draws_it_again():
     figures.set_scale(1.5)
     figures.render(C.columns_for(t), t.layout)
     widths = {figures.columns.buffer_cols}
+    frames, tags = figures.frames_source.data, dict(figures.frames_source.tags[0])
+    figures.frame_slider.value = 7  # the walk at element 8
     for room in (PROJECTOR_ROOM, (1640, 1080, 700), PROJECTOR_ROOM, (400, 700, 300)):
         figures.set_room(*room)
         widths.add(figures.columns.buffer_cols)
         assert _lane_places(figures) == list(range(20)), room
+        # The same walk: its frames not sent again (the page would restart it at element
+        # 1), only their tags changed, which has the page draw its frame again in place.
+        assert figures.frames_source.data is frames and figures.frame_slider.value == 7
+        assert figures.frames_source.tags[0] != tags
+        tags = dict(figures.frames_source.tags[0])
         assert len(figures.labels_buffer.data["x"]) >= 20
         lane = figures.labels_buffer.data
         placed = {

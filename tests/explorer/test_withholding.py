@@ -117,6 +117,38 @@ def test_questions_the_walk_would_answer_show_no_walk(ask):
     assert L.walk_limit(q, Layout((3, 4)).transpose()) == 0
 
 
+# ---------------------------------------------------------------- the waiting buffer's places
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=2, max_size=4).map(tuple), st.data())
+def test_the_waiting_buffer_is_placed_by_its_length_alone(shape, data):
+    # Answered, a lane wraps to hold whole rows of the tensor (its second-smallest
+    # stride); waiting, where its cells sit must not say so: a sliced, transposed or
+    # permuted view lays its buffer out exactly as the buffer's own flat lane would.
+    from candela import Tensor
+    from explorer.columns import columns_for, withheld_columns
+
+    base = Tensor.arange(shape)
+    axes = data.draw(st.permutations(range(len(shape))))
+    view = base.transpose_axes(axes)
+    ranges = [
+        slice(*sorted(data.draw(st.lists(st.integers(0, n), min_size=2, max_size=2, unique=True))))
+        for n in view.layout.shape
+    ]
+    view = view.slice(ranges)
+    size = len(view.buffer)
+    if size > 200:  # a lesson's tensors are small; an overview lane is bins
+        return
+    flat = withheld_columns(columns_for(Tensor.arange((size,))), 0)
+    waiting = withheld_columns(columns_for(view), 0)
+    assert waiting.buffer_cols == flat.buffer_cols, (shape, axes, ranges)
+    for key in ("x", "y"):
+        assert np.array_equal(waiting.buffer[key], flat.buffer[key]), key
+        if len(flat.buffer_labels["x"]):
+            assert np.array_equal(waiting.buffer_labels[key], flat.buffer_labels[key]), key
+
+
 # ---------------------------------------------------------------- every question, the document
 
 
