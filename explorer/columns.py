@@ -438,6 +438,9 @@ EDGE_ITEMS = 3
 #: there (:func:`summary_edge`): at the 16 px a grid of tiles keeps for its headers, a
 #: laptop's 528 px column wide, and with the buffer under it a 1280x800 screen tall.
 SUMMARY_GRID = 32
+#: ... and its tiles' headers, across it, at most this many characters: 528 px at the
+#: 7.4 px a header's character takes (0.62 of labels.TILE_FONT's 12 px).
+SUMMARY_HEADERS = 70
 #: The buffer overview has at most this many cells, each a bin of positions.
 OVERVIEW_CELLS = 1024
 #: Positions are worked out this many at a time for the overview: memory stays bounded
@@ -696,10 +699,11 @@ def overview_columns(
     virtual = values_are_positions(buffer)
     if n <= detail_limit:  # every element drawn: only the buffer is summarised
         e, kept = edge_items(shape, max(n, 1), edge)
-        kept = [np.arange(v) for v in shape]
+        kept, fixed = [np.arange(v) for v in shape], 0
     else:
-        e, kept = summary_edge(shape, detail_limit, edge)
-    summarised = [len(k) < v for k, v in zip(kept, shape)]
+        e, kept, fixed = summary_edge(shape, detail_limit, edge)
+    summarised = [d >= fixed and len(k) < v for d, (k, v) in enumerate(zip(kept, shape))]
+    slots = drawn_shape(shape, fixed)
     if n:
         index = np.array(np.meshgrid(*kept, indexing="ij"), dtype=np.int64).reshape(rank, -1)
     else:
@@ -712,7 +716,7 @@ def overview_columns(
         ],
         dtype=np.int64,
     ).reshape(rank, -1)
-    full_grid, squeeze, grid = _summary_grid(shape, e, summarised)
+    full_grid, squeeze, grid = _summary_grid(slots, e, summarised)
     stride = np.asarray(layout.stride, dtype=np.int64)
     at = int(layout.offset) + stride @ index if n else np.zeros(0, dtype=np.int64)
     flat = np.ravel_multi_index(index, shape) if n else np.zeros(0, dtype=np.int64)
@@ -782,10 +786,11 @@ def overview_columns(
             "cells": cells,
             "buffer": size,
             "summarised": [d for d, cut in enumerate(summarised) if cut],
+            "fixed": fixed,
             "share": share,
             "sampled": sampled,
         },
-        gaps=_gap_marks(full_grid, shape, e, summarised, squeeze),
+        gaps=_gap_marks(full_grid, slots, e, summarised, squeeze),
     )
     if width > 1 and drawn:  # where the drawn elements read, among the bins
         hit = np.flatnonzero(np.bincount(bins, minlength=cells))  # np.unique imports numpy.ma
@@ -802,17 +807,48 @@ def overview_columns(
     return out
 
 
-def summary_edge(shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS) -> tuple[int, list]:
-    """:func:`edge_items` for a grid too large to draw whole, with the edge made smaller
-    where that keeps the drawn grid within :data:`SUMMARY_GRID` cells each way (1 at the
-    least): 16x224x224x3's 3 edge items make 6 tile rows 55 cells tall, 2 make 29."""
-    for most in range(max(edge, 1), 0, -1):
-        e, kept = edge_items(shape, limit, most)
-        summarised = [len(k) < v for k, v in zip(kept, shape)]
-        grid = _summary_grid(shape, e, summarised)[2]
-        if e == 1 or max(grid.width, grid.height) <= SUMMARY_GRID:
-            return e, kept
-    raise AssertionError("unreachable")
+def summary_edge(
+    shape: tuple[int, ...], limit: int, edge: int = EDGE_ITEMS
+) -> tuple[int, list, int]:
+    """:func:`edge_items` for a grid too large to draw whole, made to fit a laptop's
+    screen: ``(e, kept, fixed)``.
+
+    The edge is made smaller where that keeps the drawn grid within :data:`SUMMARY_GRID`
+    cells each way and its tiles' headers within :data:`SUMMARY_HEADERS` characters
+    across (16x224x224x3's 3 edge items make 6 tile rows 55 cells tall, 2 make 29).
+    Where no edge does, the first ``fixed`` axes draw their index 0 alone, no gap
+    after it: rank 8's 3x3x...x3 drew 64 tiles whose headers need 780 px across a 528 px
+    column; ``x[0, 0, 0, 0]``, 9 tiles, fit. At most all but the last two are fixed.
+    """
+    rank = len(shape)
+    for fixed in range(max(rank - 2, 0) + 1):
+        rest = shape[fixed:]
+        for most in range(max(edge, 1), 0, -1):
+            e, kept = edge_items(rest, limit, most)
+            kept = [np.zeros(1, dtype=np.int64)] * fixed + kept
+            summarised = [False] * fixed + [len(k) < v for k, v in zip(kept[fixed:], rest)]
+            grid = _summary_grid(drawn_shape(shape, fixed), e, summarised)[2]
+            across = grid.width * _header_chars(kept)
+            if max(grid.width, grid.height) <= SUMMARY_GRID and (
+                across <= SUMMARY_HEADERS * (grid.shape[-1] + 1)
+            ):
+                return e, kept, fixed
+    return e, kept, fixed  # the least there is: every axis but two fixed, edge 1
+
+
+def drawn_shape(shape: tuple[int, ...], fixed: int) -> tuple[int, ...]:
+    """``shape`` with its first ``fixed`` axes one index long (:func:`summary_edge`)."""
+    return (1,) * fixed + tuple(shape[fixed:])
+
+
+def _header_chars(kept: list) -> int:
+    # The characters of the longest of the tiles' headers at their shortest, their leading
+    # indices alone ("[0,221]": labels.tile_spelling), 0 with no tiles.
+    lead = kept[:-2]
+    if not lead:
+        return 0
+    digits = [len(str(int(k.max()))) if len(k) else 1 for k in lead]
+    return 2 + sum(digits) + len(lead) - 1
 
 
 def _summary_grid(shape: tuple[int, ...], e: int, summarised: list) -> tuple[Grid, list, Grid]:

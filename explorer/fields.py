@@ -248,12 +248,20 @@ def headings_html(
         o = overview
         grid = f"{o['elements']:,} elements"
         if o["drawn"] < o["elements"]:
-            grid += (
-                f"; drawn: the first and last {o['edge']} along "
-                f"ax{'is' if len(o['summarised']) == 1 else 'es'} "
-                f"{', '.join(map(str, o['summarised']))} (⋯ ⋮ elements left out), "
-                f"{o['drawn']:,} in all"
-            )
+            parts = []
+            fixed = o.get("fixed", 0)
+            if fixed:  # leading axes drawn at their index 0 alone
+                parts.append(
+                    f"x[{', '.join(['0'] * fixed)}] (index 0 along "
+                    f"ax{'is' if fixed == 1 else 'es'} {', '.join(map(str, range(fixed)))})"
+                )
+            if o["summarised"]:
+                parts.append(
+                    f"{'of it ' if fixed else ''}the first and last {o['edge']} along "
+                    f"ax{'is' if len(o['summarised']) == 1 else 'es'} "
+                    f"{', '.join(map(str, o['summarised']))} (⋯ ⋮ elements left out)"
+                )
+            grid += f"; drawn: {', and '.join(parts)}, {o['drawn']:,} in all"
         if o["bin"] > 1:
             each = f"{o['bin']:,} positions"
             if unit_bytes != 1:

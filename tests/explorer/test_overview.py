@@ -59,6 +59,30 @@ def oracle(tensor, virtual):
     )
 
 
+def _fits(shape, fixed, most, limit) -> int | None:
+    # The edge drawn (None where it does not fit) where drawing index 0 of the first `fixed` axes and NumPy's edge items (up to
+    # `most`, as few as keep within `limit`, 1 at the least) of the rest keeps the grid
+    # within SUMMARY_GRID cells each way and its tiles' headers, at their shortest
+    # ("[0,221]"), within SUMMARY_HEADERS characters across it.
+    rest = shape[fixed:]
+    for e in range(most, 0, -1):
+        kept = [numpy_edge_items(v, e) if v else [] for v in rest]
+        if math.prod(map(len, kept)) <= limit or e == 1:
+            break
+    cut = [False] * fixed + [len(k) < v for k, v in zip(kept, rest)]
+    grid = C._summary_grid((1,) * fixed + tuple(rest), e, cut)[2]
+    kept = [[0]] * fixed + kept
+    lead = kept[:-2]
+    headers = [
+        "[" + ",".join(map(str, t)) + "]" for t in __import__("itertools").product(*lead)
+    ] if lead else [""]  # fmt: skip
+    across = grid.width * max(map(len, headers))
+    fits = max(grid.width, grid.height) <= C.SUMMARY_GRID and (
+        across <= C.SUMMARY_HEADERS * (grid.shape[-1] + 1)
+    )
+    return e if fits else None
+
+
 @settings(max_examples=300, deadline=None)
 @given(strided(), st.integers(1, 40), st.integers(1, 3))
 def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, limit, edge):
@@ -69,19 +93,14 @@ def test_the_drawn_elements_are_numpys_edge_items_read_where_numpy_reads(case, l
     o = cols.overview
     index = [tuple(int(v) for v in re.findall(r"-?\d+", s)) for s in cols.logical["index"]]
     if n > limit:  # summarised: NumPy's edge items of each axis, all combined in walk order
-        e = o["edge"]
-        # the largest edge up to `edge` that keeps within `limit` elements and a grid of
-        # SUMMARY_GRID cells each way, 1 at the least
+        e, fixed = o["edge"], o["fixed"]
+        # ... after the first `fixed` axes, drawn at index 0 alone: the first choice, in
+        # order (fewest fixed, then largest edge), whose grid fits a laptop's screen
         assert e <= edge and (e == 1 or o["drawn"] <= limit)
-        assert e == 1 or max(cols.grid.width, cols.grid.height) <= C.SUMMARY_GRID
-        if e < edge:  # and no larger one would
-            kept = [numpy_edge_items(v, e + 1) if v else [] for v in shape]
-            cut = [len(k) < v for k, v in zip(kept, shape)]
-            grid = C._summary_grid(shape, e + 1, cut)[2]
-            assert (
-                math.prod(map(len, kept)) > limit or max(grid.width, grid.height) > C.SUMMARY_GRID
-            )
-        expected = [numpy_edge_items(v, e) if v else [] for v in shape]
+        assert _fits(shape, fixed, e, limit) == e
+        assert not any(_fits(shape, f, m, limit) for f in range(fixed) for m in range(1, edge + 1))
+        assert all(_fits(shape, fixed, m, limit) in (None, e) for m in range(e + 1, edge + 1))
+        expected = [[0]] * fixed + [numpy_edge_items(v, e) if v else [] for v in shape[fixed:]]
     else:
         expected = [list(range(v)) for v in shape]
     assert index == list(__import__("itertools").product(*expected))
@@ -481,6 +500,9 @@ def _every_gap_drawn(shape):
         L.label_blocks(cols, {"logical": 10.0, "buffer": 10.0}, 1.0, None, False)["logical"]
     )
     drawn = blocks["gap"]
+    if not cut:  # only index 0 of leading axes drawn, the rest whole: no gap to mark
+        assert not len(cols.gaps["text"]) and drawn is None and cols.overview["fixed"]
+        return
     assert drawn is not None and len(drawn["text"]) == len(cols.gaps["text"])
     rows = L.label_rows({"logical": [["gap", drawn]]})["logical"]
     assert sum(1 for t in rows["text"] if t) == len(cols.gaps["text"])
@@ -511,3 +533,22 @@ def test_a_url_and_explorer_show_take_what_candela_takes():
         state = ExplorerState(start=tensor, ops=".T")
         assert state.error is None and state.result.layout.len == math.prod(x.shape)
         assert int(state.columns.buffer["reads"].sum()) == math.prod(x.shape)
+
+
+def test_rank_8_draws_its_first_block_whole_and_the_heading_says_which():
+    # 3x3x...x3 (6,561 elements): one index each side of every axis made 64 tiles whose
+    # headers need 780 px across a 528 px column; its leading axes at index 0 alone,
+    # x[0, 0, 0, 0] is drawn whole: the elements NumPy's x[0, 0, 0, 0] holds, in order.
+    from explorer.fields import headings_html
+
+    shape = (3,) * 8
+    cols = C.columns_for(Tensor(positions_buffer(3**8), Layout(shape)))
+    fixed = cols.overview["fixed"]
+    block = np.arange(3**8).reshape(shape)[(0,) * fixed]
+    assert cols.frames["flat"].tolist() == block.ravel().tolist()
+    assert cols.overview["summarised"] == [] and not len(cols.gaps["text"])
+    assert len(cols.tiles["text"]) == math.prod(shape[fixed:-2])
+    grid, _ = headings_html(shape, 3**8, cols.buffer_cols, overview=cols.overview)
+    zeros = ", ".join(["0"] * fixed)
+    assert f"drawn: x[{zeros}] (index 0 along axes" in grid and f"{block.size} in all" in grid
+    assert "⋯" not in grid  # nothing left out inside the block drawn

@@ -147,8 +147,18 @@ def test_in_a_notebook_wide_output_the_figures_are_on_the_first_screen(
     page.screenshot(path="/tmp/notebook-840.png")
 
 
-def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_tile(
-    page, explorer_server
+@pytest.mark.parametrize(
+    "query, tiles, third",
+    [
+        ("?shape=16,3,224,224&ops=.permute(0,2,3,1)", 16, "[0,222]"),
+        # rank 8: 64 tiles of 3x3 with headers of 13 characters or more could not fit 528
+        # px (it was a 2,197 px grid scrolling sideways); x[0, 0, 0, 0], 9 tiles, does.
+        ("?shape=3,3,3,3,3,3,3,3", 9, "[0,0,0,0,0,2]"),
+    ],
+    ids=["channels-last", "rank-8"],
+)
+def test_a_summarised_batch_fits_its_column_with_a_header_on_every_tile(
+    page, explorer_server, query, tiles, third
 ):
     # 16x224x224x3 drawn as 6x6 tiles of 6x3 cells: a header as long as "[0, 221, :, :]"
     # over a 3-wide tile needed 26 px cells, a grid wider than its 528 px column (it
@@ -157,7 +167,7 @@ def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_ti
     # drawn as NumPy's first and last 2 of each axis (4x4 tiles of 4x3 cells), it is on
     # the screen, the buffer's overview beginning on it.
     page.set_viewport_size({"width": 1280, "height": 800})
-    _open(page, explorer_server, "?shape=16,3,224,224&ops=.permute(0,2,3,1)")
+    _open(page, explorer_server, query)
     page.wait_for_function(ROOM_SENT % 528)
     box = page.evaluate(
         "() => Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name('logical-figure'))"
@@ -176,8 +186,8 @@ def test_the_channels_last_image_batch_fits_its_column_with_a_header_on_every_ti
         " return d.text.filter((t, i) => d.kind[i] === 'tile' && t)"
         ".map((t, i) => [t, d.size[d.kind.indexOf('tile') + i]]) }"
     )
-    assert len(headers) == 16 and all(float(px[:-2]) >= 12 for _, px in headers), headers
+    assert len(headers) == tiles and all(float(px[:-2]) >= 12 for _, px in headers), headers
     # Each names its tile's leading indices, as NumPy's x[0, 222] is that tile.
-    assert headers[2][0].replace(" ", "").replace(",:", "") == "[0,222]", headers[2]
+    assert headers[2][0].replace(" ", "").replace(",:", "") == third, headers[2]
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
-    page.screenshot(path="/tmp/fit-channels-last-1280x800.png")
+    page.screenshot(path=f"/tmp/fit-{tiles}-tiles-1280x800.png")
