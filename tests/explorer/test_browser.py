@@ -11,6 +11,7 @@ import re
 import pytest
 
 pytest.importorskip("playwright")
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from explorer.testing import MARKS_JS
@@ -678,7 +679,7 @@ def test_a_lane_wrapped_anew_for_a_resized_window_keeps_the_walk_where_it_is(ope
         try:
             page.wait_for_function(model_js(f"return {count} !== {before}"), timeout=5000)
             break
-        except Exception:  # noqa: BLE001 - this size keeps its wrap: try the next
+        except PlaywrightTimeout:  # this size keeps its wrap: try the next
             continue
     after = page.evaluate(model_js(f"return {count}"))
     assert after != before, "no size tried wrapped the lane otherwise"
