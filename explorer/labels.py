@@ -134,14 +134,15 @@ def label_blocks(
                 text = data[kind]
                 if kind == "pos_label" and unit_bytes != 1:
                     text = _in_bytes(text, unit_bytes)
-                font = min(px * scale, cell * FONT_SHARE[kind], _fits(text, cell, kind))
+                # A corner's label, moved in clear of the cursor's frame (and as narrow).
+                inward = corner_clearance(cell) if align != "center" else 0.0
+                font = min(px * scale, cell * FONT_SHARE[kind], _fits(text, cell, kind, inward))
                 if font < LEAST_FONT - 0.01:  # too long for its cell to read: hover tells
                     blocks.append([kind, None])
                     continue
                 font = max(font, LEAST_FONT)
                 x_offset = 0.0
-                if align != "center":  # a corner's label, moved in clear of the cursor
-                    inward = corner_clearance(cell)
+                if align != "center":
                     x_offset = inward if align == "left" else -inward
                     y_offset = inward if baseline == "top" else -inward
                 rows = {
@@ -163,11 +164,21 @@ def label_blocks(
 LABEL_WIDTH = {"value_label": 0.92, "pos_label": 0.92, "reads_label": 0.5}
 
 
-def _fits(text, cell: float, kind: str) -> float:
+def _fits(text, cell: float, kind: str, inward: float = 0.0) -> float:
     """The largest font (px) at which the longest of ``text`` fits its share of a cell:
-    a digit is about 0.6 of the font wide (a 5-digit value over a 40 px cell is 12 px)."""
+    a digit is about 0.6 of the font wide (a 5-digit value over a 40 px cell is 12 px).
+    A corner's label, ``inward`` px further in than its place (:func:`corner_clearance`),
+    ends as far in from the other side: inside the cursor's frame on both."""
     longest = max((len(t) for t in text), default=0)
-    return LABEL_WIDTH[kind] * cell / (0.6 * longest) if longest else float("inf")
+    width = LABEL_WIDTH[kind] * cell
+    if inward:
+        width = min(width, cell * (1 - 2 * CORNER_INSET) - 2 * inward)
+    return width / (0.6 * longest) if longest else float("inf")
+
+
+#: How far in from a cell's edges (a share of the cell) its corner labels sit
+#: (columns._label_places: 0.43 of a cell from its middle).
+CORNER_INSET = 0.07
 
 
 def _shown(cols: C.Columns, cell: float, scale: float, kind, px, min_cell, data) -> bool:
@@ -359,7 +370,7 @@ def corner_clearance(cell: float) -> float:
     if spec["size"] > 1:  # a small cell's frame is drawn around it, outside
         return 0.0
     inner = (1 - spec["size"]) / 2 * cell + spec["rings"][0][1] / 2 + 1
-    return max(0.0, round(inner - 0.07 * cell, 2))
+    return max(0.0, round(inner - CORNER_INSET * cell, 2))
 
 
 def frame_reach(cell: float) -> float:

@@ -418,3 +418,26 @@ def test_a_cells_corner_labels_and_the_offsets_name_sit_clear_of_the_cursors_fra
     name = blocks["offset"]
     if name is not None:  # beside the marker, past the frame's side
         assert abs(name["x_offset"]) >= cell / 2 + max(reach, 0.0), (name, reach)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(20, 80), st.sampled_from([1.0, 1.5, 2.0]), st.sampled_from([1, 8, 512, 4096]))
+def test_a_corner_label_ends_inside_the_cursors_frame_on_either_side(cell, scale, unit):
+    # A position in bytes (5 digits in a 40-80 px cell) began clear of the frame's left
+    # side and ran under its right side: the label's whole width is inside the frame.
+    from explorer.labels import label_blocks
+    from explorer.marks import frame_rings
+
+    cols = C.columns_for(Tensor.arange((3, 4)))
+    cells = {"logical": cell, "buffer": cell}
+    blocks = dict(label_blocks(cols, cells, scale, None, False, unit)["buffer"])
+    ring = frame_rings(cell)["cursor"]
+    inner = max(0.0, (1 - ring["size"]) / 2 * cell + ring["rings"][0][1] / 2)
+    rows = blocks["pos_label"]
+    if rows is None:
+        return
+    size = float(rows["size"].rstrip("px"))
+    for x, text in zip(rows["x"], rows["text"]):
+        from_left = (x - (round(x) - 0.5)) * cell + rows["x_offset"]
+        right = from_left + 0.6 * size * len(text)  # a digit is about 0.6 of the font wide
+        assert right <= cell - inner + 0.5, (text, size, from_left, right, cell - inner)
