@@ -655,6 +655,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                     if view.compare is not None:  # the lane fits what the grid leaves it
                         view.compare.fit_lane()
                 resized.append(view)
+            if resized:  # the lane may wrap otherwise: its heading says how
+                self._render_headings()
         if doc is not None and doc.session_context is None:
             # In a notebook a message from the page changes the figures' Bokeh models
             # outside any widget's change, which Panel would send: sent here.
@@ -758,6 +760,11 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             return
 
     def _render_text(self) -> None:
+        self._render_headings()
+        self._render_fields()
+        self._render_cost_text()
+
+    def _render_headings(self) -> None:
         cols, tensor = self._drawn()
         result = self.result
         question = self._waiting()
@@ -765,14 +772,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.logical_heading.object, self.buffer_heading.object = headings_html(
             tensor.layout.shape,
             len(tensor.buffer),
-            cols.buffer_cols,
+            # as many to a row as the (first) page draws: on a projector a lesson's lane
+            # wraps wider than its own (figures.Figures.wrapped)
+            self.figures.wrapped(cols).buffer_cols,
             result.copied and tensor is result.tensor,
             waiting,
             cols.overview,
             DTYPE_BYTES.get(self.unit, 1),
         )
-        self._render_fields()
-        self._render_cost_text()
 
     def _render_fields(self) -> None:
         if self.concealed:  # not hidden: never sent while a question waits

@@ -618,7 +618,7 @@ class Figures:
         if self._cost is not None:
             self.render_cost(self._cost)
         given, layout = self._given
-        wrapped = self._wrapped(given)
+        wrapped = self.wrapped(given)
         if wrapped.buffer_cols != self._cols.buffer_cols:
             self._draw_rewrapped(wrapped, layout)
             return True
@@ -657,7 +657,7 @@ class Figures:
     def render(self, cols: C.Columns, layout, unit: str = "elements") -> None:
         """Draw ``cols`` (the columns of ``layout``); call inside Panel's ``unlocked()``."""
         self._given = (cols, layout)
-        self._draw_columns(self._wrapped(cols), layout, unit)
+        self._draw_columns(self.wrapped(cols), layout, unit)
 
     def _draw_columns(self, cols: C.Columns, layout, unit: str) -> None:
         # Draw ``cols`` as they are (their lane wrapped for this room: _wrapped).
@@ -767,12 +767,13 @@ class Figures:
                 rows["cursor"] = [(data["x"][u], data["y"][u], -1, u)]
         _set_data(self.marks_cost, mark_rows(rows, frame_rings(self.cost_cell or MAX_CELL)))
 
-    def _wrapped(self, cols: C.Columns) -> C.Columns:
-        # On a projector, a lesson's buffer lane wrapped as wide as keeps its cells large
-        # enough for their values and then gives the grid cells of LESSON_CELL px (then
-        # both figures the largest cells): a 4x5 tensor's 20 cells as 4 rows of 5 under
-        # the grid left it 34 px on a 1024x768 screen, with 600 px of width free; as 2
-        # rows of 10, 42 px. Rows stay whole (C.wraps).
+    def wrapped(self, cols: C.Columns) -> C.Columns:
+        """``cols`` as this figure draws them in its room: on a projector, a lesson's buffer
+        lane wrapped as wide as keeps its cells large enough for their values and then
+        gives the grid cells of LESSON_CELL px."""
+        # (Then both figures the largest cells.) A 4x5 tensor's 20 cells as 4 rows of 5
+        # under the grid left it 34 px on a 1024x768 screen, with 600 px of width free;
+        # as 2 rows of 10, 42 px. Rows stay whole (C.wraps).
         options = C.wraps(cols) if self.scale > 1 and cols.labels else []
         n = len(cols.buffer["pos"])
         best, chosen = None, cols.buffer_cols

@@ -14,7 +14,7 @@ pytest.importorskip("playwright")
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from explorer.testing import MARKS_JS
+from explorer.testing import MARKS_JS, open_served
 
 pytestmark = pytest.mark.browser
 
@@ -692,3 +692,25 @@ def test_a_lane_wrapped_anew_for_a_resized_window_keeps_the_walk_where_it_is(ope
         )
     )
     assert cursor == [*placed, 7], (cursor, placed)
+
+
+def test_the_buffer_heading_says_as_many_to_a_row_as_the_lane_draws(explorer_server, page):
+    # On a projector a lesson's lane wraps wider than its own (2 tensor rows to a lane
+    # row): its heading said "6 per row" over rows of 12. It says what is drawn, and
+    # again when a resized window wraps it otherwise.
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_served(page, explorer_server + "?lesson=channels-last&step=9&presenter=true")
+    per_row = model_js(
+        "const y = Array.from(m('buffer-source').data.y); return y.filter(v => v === y[0]).length"
+    )
+    heading = page.get_by_text(re.compile(r"\d+ cells, \d+ per row"))
+    for size in (None, {"width": 800, "height": 600}):
+        if size is not None:
+            page.set_viewport_size(size)
+        # the lane and its heading agree once the page's room is heard (both may change)
+        for _ in range(50):
+            drawn = page.evaluate(per_row)
+            if f"24 cells, {drawn} per row" in heading.inner_text():
+                break
+            page.wait_for_timeout(100)
+        expect(heading).to_contain_text(f"24 cells, {drawn} per row")
