@@ -146,6 +146,14 @@ def ensure_extension() -> None:
         data = dict(output.data)
         if isinstance(data.get("text/html"), str):
             data["text/html"] = hide_scripts(data["text/html"])
+        script = data.get(JS_MIME)
+        if isinstance(script, str) and data.get(LOAD_MIME) == script:
+            # Panel sends its JavaScript (3 MB) as two types, the same text twice, and
+            # a saved notebook stored both. One is enough: JupyterLab, Notebook 7 and
+            # nbconvert's HTML all run application/javascript (in a trusted output),
+            # and its loader is known by a marker of no size.
+            del data[LOAD_MIME]
+            data[LOADER_MIME] = {}
         publish_display_data(data, output.metadata, transient=output.transient)
     # Panel's extension displays outputs of its own (its browser_info model) in this
     # cell: forgotten with the cell's other outputs when it runs again.
@@ -420,6 +428,11 @@ def output_drawn(doc) -> None:
 # ---------------------------------------------------------------- outputs that are gone
 
 EXEC_MIME = "application/vnd.holoviews_exec.v0+json"
+#: Panel's output that loads its JavaScript, as Panel sends it ...
+LOAD_MIME = "application/vnd.holoviews_load.v0+json"
+#: ... the one type of it the explorer keeps, and the marker it is known by.
+JS_MIME = "application/javascript"
+LOADER_MIME = "application/vnd.candela.panel-load+json"
 #: The root model ids of the explorer outputs each notebook cell (by its id) displayed.
 _outputs_of_cell: dict[str, list[str]] = {}
 #: The cell whose output carried Panel's JavaScript to each page (Jupyter session).
@@ -453,7 +466,7 @@ def _on_pre_run_cell(info) -> None:
 
 
 #: The MIME types of Panel's notebook outputs: a view, and the output loading its JavaScript.
-PANEL_MIMES = (EXEC_MIME, "application/vnd.holoviews_load.v0+json")
+PANEL_MIMES = (EXEC_MIME, LOAD_MIME, LOADER_MIME)
 #: What IPython's output history keeps of a Panel output: its text and the still picture.
 KEPT_MIMES = ("text/plain", "image/svg+xml")
 

@@ -254,7 +254,7 @@ def test_a_notebook_saved_after_cells_ran_in_any_order_reopens_drawn(
             i
             for i, cell in enumerate(saved)
             for output in cell.get("outputs", [])
-            if "application/vnd.holoviews_load.v0+json" in output.get("data", {})
+            if "application/vnd.candela.panel-load+json" in output.get("data", {})
         }
         assert carriers == {loader}, carriers
         page.close()
