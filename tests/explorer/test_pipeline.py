@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 
 from candela import Tensor
 from explorer.ops import names
-from explorer.pipeline import PipelineError, SliceSpec, Step, apply, format_pipeline, parse
+from explorer.pipeline import (
+    MAX_RANK,
+    PipelineError,
+    SliceSpec,
+    Step,
+    apply,
+    format_pipeline,
+    parse,
+)
 
 ints = st.integers(-20, 20)
 int_tuples = st.lists(st.integers(0, 9), min_size=1, max_size=4).map(tuple)
@@ -299,6 +307,8 @@ def test_a_chain_in_numpys_words_gives_what_numpy_gives(data):
             y_next = eval("y" + step, {"y": y if y.ndim else y.reshape(1), "np": np})
         except (IndexError, ValueError, np.exceptions.AxisError):
             continue
+        if y_next.ndim > MAX_RANK:  # refused by name (test_hostile_subscripts_...)
+            continue
         text, y = text + step, y_next
     start = Tensor.arange(shape)
     got = apply(parse(text), start)[-1]
@@ -356,8 +366,8 @@ def test_a_chain_in_pytorchs_words_gives_what_pytorch_gives(data):
             y_next = eval("y" + step, {"y": y if y.dim() else y.reshape(1)})
         except (IndexError, RuntimeError, ValueError):
             continue
-        if y_next.dim() == 0:
-            continue  # candela has no rank 0
+        if y_next.dim() == 0 or y_next.dim() > MAX_RANK:
+            continue  # candela has no rank 0; past 8 axes the explorer refuses by name
         text, y = text + step, y_next
     start = Tensor.arange(shape)
     got = apply(parse(text), start)[-1]
