@@ -538,6 +538,8 @@ class Figures:
         self.speed_slider.js_on_change("value", traverse)
         self.frames_source.js_on_change("data", traverse)
         self.frames_source.js_on_change("tags", traverse)
+        # A lane wrapped anew moves the cells the current element's frame is on.
+        self.buffer_source.js_on_change("data", traverse)
         for name, tool in self.hover_tools.items():
             tool.callback = traverse
             getattr(self, f"{name}_figure").add_tools(tool)

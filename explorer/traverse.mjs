@@ -32,6 +32,9 @@ function actionOf(args, obj, st) {
     case args.speed: return "speed"
     case args.hover_logical: return "hover-logical"
     case args.hover_buffer: return "hover-buffer"
+    case args.buffer:
+      // The buffer's cells placed anew (a lane wrapped otherwise): the same walk.
+      return "redraw"
     case args.frames:
       if (obj.data !== st.data) {
         st.data = obj.data
@@ -379,10 +382,13 @@ export default function (args, obj, data) {
       setTimeout(() => show(args, st, 0, true), 0)
       break
     case "redraw":
-      // The unit, the rings' size or the concealment changed: draw the frame again.
-      render(args, st.frame)
-      paintMarks(args, st, "logical")
-      paintMarks(args, st, "buffer")
+      // The unit, the rings' size, the concealment or the buffer's places changed: draw
+      // the frame again, once the message is applied (the other sources may land later).
+      setTimeout(() => {
+        render(args, st.frame)
+        paintMarks(args, st, "logical")
+        paintMarks(args, st, "buffer")
+      }, 0)
       // The cost panel's units may land later in the same message (a new unit size).
       setTimeout(() => {
         const k = clamp(st.frame, count(args))

@@ -685,6 +685,13 @@ def test_a_lane_wrapped_anew_for_a_resized_window_keeps_the_walk_where_it_is(ope
     assert after != before, "no size tried wrapped the lane otherwise"
     expect(odometer).to_contain_text("element 8 of 20")
     # The buffer's cursor on position 7's cell as the lane is placed now.
+    page.wait_for_function(
+        model_js(
+            "const b = m('buffer-source').data, c = mark('buffer', 'cursor');"
+            "return c.x[0] === b.x[7] && c.y[0] === b.y[7]"
+        ),
+        timeout=5000,
+    )
     placed, cursor = page.evaluate(
         model_js(
             "const b = m('buffer-source').data, c = mark('buffer', 'cursor');"
