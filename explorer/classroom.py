@@ -38,9 +38,11 @@ from .quick import QuickHTML
 from .state import ExplorerState, StateError
 from .style import CSS
 
+#: The lesson column's help, as HTML (an HTML pane: a Markdown pane would carry Panel's
+#: Markdown stylesheet, 8.5 KB of code colours, into every saved notebook output).
 HELP = (
-    "Lessons open from a link: `?lesson=transpose&step=2` (steps count from 1; "
-    "add `&presenter=true` for a projector)."
+    "<p>Lessons open from a link: <code>?lesson=transpose&amp;step=2</code> (steps count "
+    "from 1; add <code>&amp;presenter=true</code> for a projector).</p>"
 )
 
 
@@ -268,7 +270,7 @@ class Classroom:
             self.state.param.presenter, label="presenter mode (large type)",
             css_classes=["candela-presenter-toggle"],
         )  # fmt: skip
-        self.help_pane = pn.pane.Markdown(
+        self.help_pane = pn.pane.HTML(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
             styles={"font-size": "12px", "color": "var(--candela-muted, #444)"}, stylesheets=[CSS],
         )  # fmt: skip
@@ -315,7 +317,7 @@ class Classroom:
         start one (explorer.class_start); ``offer=False`` takes it out again."""
         from .class_start import START_FORM, may_start
 
-        text = f"{HELP}\n\n{START_FORM}" if offer and may_start() else HELP
+        text = f"{HELP}{START_FORM}" if offer and may_start() else HELP
         if self.help_pane.object != text:
             self.help_pane.object = text
 

@@ -27,6 +27,8 @@ from pathlib import Path
 import param
 from panel.custom import JSComponent
 
+from .shipped import shipped
+
 #: The CSS class every box carries (tests and stylesheets find the boxes by it).
 ENTER_BOX_CLASS = "candela-enter-box"
 
@@ -59,7 +61,7 @@ class EnterBox(JSComponent):
         "export of a notebook, a notebook viewed without its kernel): the box is greyed out.",
     )
 
-    _esm = Path(__file__).with_name("enter_box.mjs")
+    _esm = shipped(Path(__file__).with_name("enter_box.mjs"))
     #: Panel's 50 ms wait for more changes of a component is kept: the event the box sends
     #: right after its ``value`` (``enter_box.mjs``) comes within it, and has Panel handle
     #: the change at once, outside Bokeh's document lock (see there).

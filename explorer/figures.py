@@ -59,6 +59,7 @@ from .fields import DTYPE_BYTES
 # FRAME_RINGS and SMALL_CELL are read from here too (the frames' sizes live in marks).
 from .marks import FRAME_RINGS, MARKS, SMALL_CELL, frame_rings  # noqa: F401
 from .painting import CELLS_TAG, STEADY_TAG
+from .shipped import shipped
 
 TRAVERSE_JS = Path(__file__).with_name("traverse.mjs")
 
@@ -505,30 +506,33 @@ class Figures:
         }
         # One callback for everything the browser does: traverse.mjs tells what happened
         # by the model that called it, so its code is sent (and saved in a page) once.
-        traverse = CustomJS.from_file(
-            TRAVERSE_JS,
-            logical=self.logical_source,
-            buffer=self.buffer_source,
-            frames=self.frames_source,
-            marks_logical=self.marks_logical,
-            marks_buffer=self.marks_buffer,
-            jump=self.jump_source,
-            odometer=self.odometer,
-            slider=self.frame_slider,
-            speed=self.speed_slider,
-            back=self.buttons["back"],
-            play=self.buttons["toggle"],
-            step=self.buttons["forward"],
-            hover_logical=self.hover_tools["logical"],
-            hover_buffer=self.hover_tools["buffer"],
-            logical_figure=self.logical_figure,
-            buffer_figure=self.buffer_figure,
-            # a second view's hover linking (explorer.two_views), set when one is shown
-            link=None,
-            units=self.units_source,
-            marks_cost=self.marks_cost,
-            forward=C.FORWARD,
-            backward=C.BACKWARD,
+        traverse = CustomJS(
+            code=shipped(TRAVERSE_JS),
+            module=True,
+            args=dict(
+                logical=self.logical_source,
+                buffer=self.buffer_source,
+                frames=self.frames_source,
+                marks_logical=self.marks_logical,
+                marks_buffer=self.marks_buffer,
+                jump=self.jump_source,
+                odometer=self.odometer,
+                slider=self.frame_slider,
+                speed=self.speed_slider,
+                back=self.buttons["back"],
+                play=self.buttons["toggle"],
+                step=self.buttons["forward"],
+                hover_logical=self.hover_tools["logical"],
+                hover_buffer=self.hover_tools["buffer"],
+                logical_figure=self.logical_figure,
+                buffer_figure=self.buffer_figure,
+                # a second view's hover linking (explorer.two_views), set when one is shown
+                link=None,
+                units=self.units_source,
+                marks_cost=self.marks_cost,
+                forward=C.FORWARD,
+                backward=C.BACKWARD,
+            ),
         )
         #: The figures' one CustomJS model (see custom_js).
         self.traverse_js = traverse
@@ -664,12 +668,8 @@ class Figures:
     def _draw_columns(self, cols: C.Columns, layout, unit: str) -> None:
         # Draw ``cols`` as they are (their lane wrapped for this room: _wrapped).
         _set_data(self.logical_source, cols.logical)
-        _set_data(self.buffer_source, cols.buffer)
-        off = layout.offset
-        self.offset_at = None
-        if len(cols.buffer["pos"]) and layout.len and not self.concealed:
-            off //= cols.overview.get("bin", 1)  # the overview's cell holding the offset
-            self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
+        marked = bool(len(cols.buffer["pos"]) and layout.len and not self.concealed)
+        self._place_lane(cols, layout, marked)
         self.binned = cols.overview.get("bin", 1) > 1
         self.estimated = cols.overview.get("share", 1) < 1
         cells = self._fit(cols)
@@ -690,7 +690,6 @@ class Figures:
         alt["hidden"] = {"logical": f"Logical grid: {wait}", "buffer": f"Memory buffer: {wait}"}
         self._set_tags(
             unit=unit,
-            wrap=cols.buffer_cols,
             scale=DTYPE_BYTES.get(unit, 1),
             rings=self._rings(cells),
             alt=alt,
@@ -718,15 +717,22 @@ class Figures:
         # placed anew. Its frames are not sent again (new frames restart the walk at
         # element 1, traverse.mjs "reset"); their tags change, and the page draws the
         # current element again where its cell now is ("redraw").
-        _set_data(self.buffer_source, cols.buffer)
-        if self.offset_at is not None:
-            off = layout.offset // cols.overview.get("bin", 1)
-            self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
+        self._place_lane(cols, layout, self.offset_at is not None)
         self._cols = cols
         self.cells = self._fit(cols)
         self._draw_labels()
         # (The cursor's rows are the page's own now: it sent this room.)
-        self._set_tags(rings=self._rings(self.cells), wrap=cols.buffer_cols)
+        self._set_tags(rings=self._rings(self.cells))
+
+    def _place_lane(self, cols: C.Columns, layout, marked: bool) -> None:
+        # The buffer lane's cells, and where the offset's marker goes (``marked``: the
+        # walk has an element and no question hides where it starts) under the cell that
+        # holds the offset (an overview's cell of positions).
+        _set_data(self.buffer_source, cols.buffer)
+        self.offset_at = None
+        if marked:
+            off = layout.offset // cols.overview.get("bin", 1)
+            self.offset_at = (float(cols.buffer["x"][off]), float(cols.buffer["y"][off]) - 0.62)
 
     def _rings(self, cells: dict[str, float]) -> dict:
         # Each figure's frame rings for its cell size; the cost figure's too, once drawn.

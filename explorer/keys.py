@@ -22,6 +22,7 @@ from panel.custom import JSComponent
 
 from .patches import browser_module
 from .patches.browser import BROWSER_PATCHES
+from .shipped import shipped
 from .style import CSS
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
@@ -45,8 +46,7 @@ class Keys(JSComponent):
     # The browser patches first (the figures' painting, the boxes' typing, the notebook's
     # comm): render() also installs them (explorer.patches.browser).
     _esm = "\n".join(
-        [browser_module(BROWSER_PATCHES)]
-        + [path.read_text(encoding="utf-8") for path in (TYPING_JS, KEYS_JS)]
+        [browser_module(BROWSER_PATCHES)] + [shipped(path) for path in (TYPING_JS, KEYS_JS)]
     )
 
     def __init__(

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from . import columns as C
+from .shipped import shipped
 
 _HERE = Path(__file__).parent
 
@@ -93,18 +94,16 @@ def _scoped(css: str, host: str) -> str:
 #: :data:`CSS`, which every pane and widget has from the start, and the mode only
 #: toggles the class: a stylesheet added to or removed from a drawn pane does not
 #: reliably reach the browser, a class does.
-PRESENTER_CSS = _scoped(
-    (_HERE / "presenter.css").read_text(encoding="utf-8"), "." + PRESENTER_CLASS
-)
+PRESENTER_CSS = _scoped(shipped(_HERE / "presenter.css"), "." + PRESENTER_CLASS)
 
-CSS = (_HERE / "page.css").read_text(encoding="utf-8") + (
+CSS = shipped(_HERE / "page.css") + (
     f".candela-verdict-right {{ color: var(--candela-right, {RIGHT_COLOR}); }}\n"
     f".candela-verdict-wrong {{ color: var(--candela-wrong, {WRONG_COLOR}); }}\n" + PRESENTER_CSS
 )
 
 #: The explorer's colours, light and dark (``theme.css``): the stylesheet of its
 #: outermost box, whose custom properties every pane inside inherits.
-THEME_CSS = (_HERE / "theme.css").read_text(encoding="utf-8")
+THEME_CSS = shipped(_HERE / "theme.css")
 
 #: The themes a page can be asked for; "" follows the system or the notebook.
 THEMES = ("", "light", "dark")

@@ -342,11 +342,13 @@ def browser_module(names: tuple[str, ...]) -> str:
     A patch left off is an empty function of the same name, so the code that calls
     its entry function runs unchanged.
     """
+    from ..shipped import shipped
+
     parts = []
     for name in names:
         patch = get(name)
         if apply(name) and patch.script:
-            parts.append((HERE / patch.script).read_text(encoding="utf-8"))
+            parts.append(shipped(HERE / patch.script))
         else:
             parts.append(f"function {patch.entry}(Bokeh) {{}} // patch {name}: off\n")
     return "\n".join(parts)
