@@ -46,6 +46,7 @@ from explorer.patches.lean_display import LeanBokehPane, LeanDisplay
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
+    CONTROL_CSS,
     CSS,
     PRESENTER_CLASS,
     THEME_CLASSES,
@@ -286,8 +287,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.watch_batched(self._apply_view_state, ["presenter", "concealed"])
         self.watch_batched(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
-            if CSS not in obj.stylesheets:
-                obj.stylesheets = [*obj.stylesheets, CSS]
+            sheet = CONTROL_CSS if isinstance(obj, (pn.widgets.Widget, EnterBox)) else CSS
+            if sheet not in obj.stylesheets:
+                obj.stylesheets = [*obj.stylesheets, sheet]
         self._show_error()
         self._render_text()
         self._render_compare_text()
@@ -423,7 +425,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
             offline_note=NO_PYTHON_NOTE,  # (the widest box: the note reads on few lines)
             sizing_mode="stretch_width",
             min_width=260,
-            stylesheets=[CSS],
+            stylesheets=[CONTROL_CSS],
         )
         self.compare_input.param.watch(self._on_compare_input, "value")
         #: The cost panel's words (each view's units are its own figure), and its choices.
@@ -432,14 +434,14 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.cost_unit_select = pn.widgets.Select.from_param(
             self.param.cost_unit, label="memory unit",
             options={unit_label(u): u for u in (64, 32, 128) if u in COST_UNITS},
-            css_classes=["candela-cost-unit"], width=170, stylesheets=[CSS],
+            css_classes=["candela-cost-unit"], width=170, stylesheets=[CONTROL_CSS],
             description=None,  # (a tooltip is two models more in every session)
         )  # fmt: skip
         # (0 for no warp: a select shows no label for None)
         self.warp_select = pn.widgets.Select(
             label="read at once (GPU)", value=self.warp or 0,
             options={"one element (no warp)": 0, "a warp of 32": 32, "a wavefront of 64": 64},
-            css_classes=["candela-cost-warp"], width=200, stylesheets=[CSS],
+            css_classes=["candela-cost-warp"], width=200, stylesheets=[CONTROL_CSS],
         )  # fmt: skip
         self.warp_select.param.watch(
             lambda e: setattr(self, "warp", e.new or None) if (e.new or None) != self.warp

@@ -21,7 +21,7 @@ from .ops import REGISTRY, step_note
 from .pipeline import PipelineError, format_step, parse
 from .quick import QuickHTML, QuickSelect
 from .state import ExplorerState, StateError, parse_shape, shape_text
-from .style import CSS
+from .style import CONTROL_CSS, CSS
 
 #: The op chosen when the page opens.
 FIRST_OP = "transpose"
@@ -133,7 +133,7 @@ class Editor:
                     value=arg.default,
                     width=150 if arg.kind != "int" else 80,
                     css_classes=[f"candela-arg-{op}-{i}"],
-                    stylesheets=[CSS],
+                    stylesheets=[CONTROL_CSS],
                 )
                 for i, arg in enumerate(REGISTRY[op].args)
             ]

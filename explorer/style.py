@@ -101,6 +101,49 @@ CSS = shipped(_HERE / "page.css") + (
     f".candela-verdict-wrong {{ color: var(--candela-wrong, {WRONG_COLOR}); }}\n" + PRESENTER_CSS
 )
 
+
+def for_controls(css: str) -> str:
+    """The rules of ``css`` that can style a widget: each rule one of whose selectors
+    names no explorer class (``.candela-...``) but on the widget's own host
+    (``:host(.candela-big)``), within its ``@media`` block.
+
+    A widget's shadow root holds the widget's own elements (``label``, ``input``,
+    ``.bk-btn``), never a pane's text, so the rest cannot match there. Every widget took
+    the whole sheet: on Panel 1.10 a pane's CSS text is sent with each model that has
+    it, 8 KB in each of an explorer's 17 widgets.
+    """
+    out = []
+    for prelude, body in _blocks(css):
+        if prelude.startswith("@"):
+            inner = for_controls(body)
+            if inner:
+                out.append(f"{prelude} {{\n{inner}\n}}")
+        elif any(
+            ".candela-" not in re.sub(r":host\([^)]*\)", "", sel) for sel in prelude.split(",")
+        ):
+            out.append(f"{prelude} {{{body}}}")
+    return "\n".join(out)
+
+
+def _blocks(css: str) -> list[tuple[str, str]]:
+    # The top-level rules and @-blocks of ``css`` (no comments): (prelude, body).
+    out, depth, mark, start = [], 0, 0, 0
+    for i, ch in enumerate(css):
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                out.append((css[mark:start].strip(), css[start + 1 : i]))
+                mark = i + 1
+    return out
+
+
+#: The rules of :data:`CSS` a widget can use (:func:`for_controls`): a widget's sheet.
+CONTROL_CSS = for_controls(CSS)
+
 #: The explorer's colours, light and dark (``theme.css``): the stylesheet of its
 #: outermost box, whose custom properties every pane inside inherits.
 THEME_CSS = shipped(_HERE / "theme.css")

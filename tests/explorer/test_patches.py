@@ -331,22 +331,26 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     from bokeh.models import ImportedStyleSheet, UIElement
 
     from explorer.patches.inline_once import inline_once
-    from explorer.style import CSS
+    from explorer.style import CONTROL_CSS, CSS
 
     assert inline_once()
     html, sheets = _explorer_output(monkeypatch)
     texts = [sheet.css for sheet in sheets]
     assert len(texts) == len(set(texts)) >= 5  # one model per sheet, every sheet there
     assert CSS in texts and "cdn.holoviz.org" not in html
-    first = next(line for line in CSS.splitlines() if line.strip())  # its first rule
-    assert html.count(json.dumps(first)[1:-1]) == 1
+    # a rule of the panes' (not in the widgets' sheet, style.CONTROL_CSS), sent once
+    rule = next(line for line in CSS.splitlines() if line.strip() and line not in CONTROL_CSS)
+    assert html.count(json.dumps(rule)[1:-1]) == 1
     assert len(html) < 300_000  # 0.67 MB with a stylesheet per link
     # Every pane still has the explorer's stylesheet, now as the one shared model.
     (shared,) = [sheet for sheet in sheets if sheet.css == CSS]
     (root,) = {sheet.document for sheet in sheets}
     elements = [m for m in root.models if isinstance(m, UIElement)]
-    assert sum(shared in m.stylesheets for m in elements) >= 20
-    assert not [m for m in elements if CSS in m.stylesheets]  # no copy of it as text
+    assert sum(shared in m.stylesheets for m in elements) >= 15
+    # and every widget the widgets' sheet, one model too
+    (controls,) = [sheet for sheet in sheets if sheet.css == CONTROL_CSS]
+    assert sum(controls in m.stylesheets for m in elements) >= 10
+    assert not [m for m in elements if {CSS, CONTROL_CSS} & set(m.stylesheets)]  # no text copy
     assert not [s for m in elements for s in m.stylesheets if isinstance(s, ImportedStyleSheet)]
 
 
