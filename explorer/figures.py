@@ -802,11 +802,23 @@ class Figures:
     def _fit(self, cols: C.Columns, draw: bool = True) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px
         # (only worked out, the figures untouched, unless ``draw``).
+        if len(cols.grid.shape) <= 2:
+            return self._fit_under(cols, 0.0, draw)
+        # A grid of tiles has its first tiles' headers' row above it: as tall as the
+        # rows between tiles (L.TILE_ROW) at first, then only as tall as a header needs
+        # over cells of the size that gives (larger cells need fewer of their rows: the
+        # cells it then gives, larger still, need no more). Two rows of 31 px over the
+        # channels-last lesson's grid on a projector held a header of 16 px.
+        top = L.TILE_ROW - 0.1
+        cells = self._fit_under(cols, top, draw=False)
+        return self._fit_under(cols, min(top, L.header_room(cells["logical"], self.scale)), draw)
+
+    def _fit_under(self, cols: C.Columns, top: float, draw: bool) -> dict[str, float]:
+        # _fit with ``top`` cells above the grid for its first tiles' headers.
         size = fit if draw else (lambda _figure, *args: fit_cell(*args))
         cells = {"logical": 0.0, "buffer": 0.0}
         grid = cols.grid
         tiled = len(grid.shape) > 2
-        top = L.TILE_ROW - 0.1 if tiled else 0.0  # the first tiles' headers' row
         wide, tall, column = self._room()
         # Larger cells on a projector, as the room allows; never under MIN_CELL px (a
         # large tensor on a projector fits its screen too).

@@ -354,6 +354,15 @@ def tile_cell(cols: C.Columns, scale: float, spelling: int = 0) -> float:
     return cell
 
 
+def header_room(cell: float, scale: float) -> float:
+    """How many cells (of ``cell`` px) above the first tiles' top edge their headers need
+    (see :func:`_tile_labels`): the cursor's frame's reach, a header at its largest font
+    and 2 px, less the 0.1 cell between that edge and the top of the cells' rows."""
+    if cell <= 0:
+        return TILE_ROW - 0.1
+    return (frame_reach(cell) + 1 + TILE_FONT * scale + 2) / cell - 0.1
+
+
 #: The height, in cells, of the room above a tile that holds its header (the cell's top
 #: edge to the next tile's cells or the figure's top): tiles above one another are two
 #: empty rows apart (columns.grid_for), and the figure leaves as much above the first.

@@ -303,7 +303,7 @@ def test_a_measured_room_sizes_the_cells_and_keys_take_it():
 
 def test_on_a_phone_the_grid_ends_on_the_first_screen_where_it_begins():
     # 390x844 under a lesson's question: the page says the first screen leaves the grid
-    # 300 px; a grid of 24 lettered cells drawn at 42 px (352 px) ran past it.
+    # 240 px; a grid of 24 lettered cells drawn at 42 px (352 px) ran past 300.
     from explorer.keys import Keys
 
     t = Tensor.arange((2, 3, 2, 2))
@@ -313,9 +313,9 @@ def test_on_a_phone_the_grid_ends_on_the_first_screen_where_it_begins():
     keys.on_room = figures.set_room
     keys._handle_msg({"room": [352, 844, 760]})
     whole = figures.logical_figure.height
-    assert whole > 300  # the two figures' room alone would draw it taller ...
-    keys._handle_msg({"room": [352, 844, 760, 300]})
-    assert figures.logical_figure.height <= 300 < whole  # ... than the first screen has
+    assert whole > 240  # the two figures' room alone would draw it taller ...
+    keys._handle_msg({"room": [352, 844, 760, 240]})
+    assert figures.logical_figure.height <= 240 < whole  # ... than the first screen has
     assert figures.cells["logical"] >= 29  # its cells still show their values
 
 
@@ -444,3 +444,35 @@ def test_a_corner_label_ends_inside_the_cursors_frame_on_either_side(cell, scale
         from_left = (x - (round(x) - 0.5)) * cell + rows["x_offset"]
         right = from_left + 0.6 * size * len(text)  # a digit is about 0.6 of the font wide
         assert right <= cell - inner + 0.5, (text, size, from_left, right, cell - inner)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 2, 2), (2, 2, 2, 3), (2, 3, 4), (3, 2, 2, 2, 2)])
+@pytest.mark.parametrize(
+    "room, scale",
+    [(None, 1.0), ((1280, 800, 520), 1.0), (PROJECTOR_ROOM, 1.5), ((352, 844, 760, 240), 1.0)],
+)
+def test_the_first_tiles_headers_are_whole_inside_the_grids_figure(shape, room, scale):
+    # The row above the first tiles is only as tall as their headers need (it was two
+    # rows of cells, 62 px of 31 px cells over a 16 px header on a projector): each
+    # header, lifted clear of the cursor's frame, still ends inside the figure.
+    from explorer.labels import frame_reach
+
+    t = Tensor.arange(shape)
+    figures = Figures()
+    figures.set_scale(scale)
+    if room is not None:
+        figures.set_room(*room)
+    figures.render(C.columns_for(t), t.layout)
+    data = figures.labels_logical.data
+    tiles = [i for i, kind in enumerate(data["kind"]) if kind == "tile"]
+    assert tiles, data["kind"]
+    cell = figures.cells["logical"]
+    top = figures.logical_figure.y_range.end
+    for i in tiles:
+        font = float(data["size"][i].removesuffix("px"))
+        lift = -float(data["y_offset"][i])
+        assert lift >= frame_reach(cell)  # clear of the cursor's frame on the tile's cells
+        # px from the header's anchor (its tile's top edge) to the figure's top
+        assert (top - float(data["y"][i])) * cell >= lift + font - 0.01, (i, cell, top)
+    # ... and no more room than that, as a share of the figure, than before: two rows.
+    assert top - max(float(data["y"][i]) for i in tiles) <= 2.0
