@@ -32,17 +32,19 @@ from .shipped import shipped
 #: The CSS class every box carries (tests and stylesheets find the boxes by it).
 ENTER_BOX_CLASS = "candela-enter-box"
 
+#: The box's own look. The input's rules name its class: Bokeh's ``.bk-input`` rule (its
+#: light theme's text colour) outranked a bare ``input`` and drew dark text on the dark box.
 BOX_CSS = """
 :host { display: block; }
 label { display: flex; flex-direction: column; gap: 3px; margin: 0; }
 .candela-box-label { font-size: 13px; color: var(--candela-fg, #1a1a1a); white-space: nowrap;
   overflow: hidden; text-overflow: ellipsis; }
-input { font: inherit; font-size: 14px; height: 31px; width: 100%; box-sizing: border-box;
+input.candela-box-input { font: inherit; font-size: 14px; height: 31px; width: 100%; box-sizing: border-box;
   padding: 0 8px; border: 1px solid var(--candela-border, #999999); border-radius: 4px;
   background: var(--candela-bg, #ffffff); color: var(--candela-fg, #1a1a1a); }
 input::placeholder { color: var(--candela-muted, #444444); font-style: italic; opacity: 0.8; }
 .candela-no-python-note { font-size: 13px; color: var(--candela-warn, #8a4b00); margin-top: 3px; }
-input:disabled { background: var(--candela-code-bg, #f3f3f3); color: var(--candela-fg, #1a1a1a);
+input.candela-box-input:disabled { background: var(--candela-code-bg, #f3f3f3); color: var(--candela-fg, #1a1a1a);
   cursor: not-allowed; }
 """
 

@@ -124,3 +124,33 @@ def low_contrast_figure_texts(page, least: float = 4.5) -> list[dict]:
         for t in texts
         if contrast(t["fg"], t["bg"]) < least
     ]
+
+
+#: Each text box with text in it, shown: its value, text colour and background colour.
+BOXES_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === "INPUT" && el.type === "text" && el.value && el.getClientRects().length) {
+        const cs = getComputedStyle(el);
+        out.push([el.value, cs.color, cs.backgroundColor]);
+      }
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def low_contrast_boxes(page, least: float = 4.5) -> list[tuple]:
+    """The text boxes whose typed text is under ``least`` to 1 against the box (an input's
+    value is no text node: :func:`low_contrast` cannot see it). Fails if no box has text."""
+    boxes = page.evaluate(BOXES_JS)
+    assert boxes, "no text box with text in it"
+    return [b for b in boxes if contrast(_rgb(b[1]), _rgb(b[2])) < least]
+
+
+def _rgb(css: str) -> tuple[int, int, int]:
+    r, g, b = (int(float(v)) for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+    return r, g, b

@@ -537,6 +537,24 @@ def test_an_edit_held_for_a_lost_acknowledgement_still_reaches_the_kernel(lab):
     assert_offline_and_clean(offline)
 
 
+def test_in_jupyterlab_dark_every_box_shows_its_text(lab):
+    # JupyterLab's dark theme, switched to live: the shape and pipeline boxes drew their
+    # text in Bokeh's light-theme colour (.bk-input) on the explorer's dark box, 1.1:1.
+    from contrast import low_contrast_boxes
+
+    offline, page, _ = lab
+    try:
+        for menu in ("Settings", "Theme", "JupyterLab Dark"):
+            page.locator(".lm-MenuBar-itemLabel, .lm-Menu-itemLabel", has_text=menu).first.click()
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+        page.wait_for_timeout(500)
+        assert not low_contrast_boxes(page)
+    finally:
+        for menu in ("Settings", "Theme", "JupyterLab Light"):
+            page.locator(".lm-MenuBar-itemLabel, .lm-Menu-itemLabel", has_text=menu).first.click()
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+
+
 def test_restart_and_run_all_draws_everything_again(restarted):
     offline, page, _ = restarted
     assert_drawn(page)

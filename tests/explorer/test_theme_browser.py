@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("playwright")
-from contrast import FIGURE_TEXTS_JS, low_contrast, low_contrast_figure_texts
+from contrast import (
+    FIGURE_TEXTS_JS,
+    low_contrast,
+    low_contrast_boxes,
+    low_contrast_figure_texts,
+)
 from playwright.sync_api import expect
 
 from explorer.testing import open_served
@@ -89,11 +94,13 @@ def test_a_notebook_theme_decides_over_the_system(page, explorer_server, noteboo
     # JupyterLab says its theme on its body (data-jp-theme-light); the explorer follows it
     # whatever the system prefers.
     page.emulate_media(color_scheme="light" if dark else "dark")
-    _open(page, explorer_server, "?shape=3,4")
+    _open(page, explorer_server, "?shape=3,4&ops=.T")
     page.evaluate(f"() => document.body.setAttribute('data-jp-theme-light', '{notebook_light}')")
     want = "rgb(0, 0, 0)" if dark else "rgb(255, 255, 255)"
     page.wait_for_function(f"() => ({BG_JS})() === '{want}'")
     assert not low_contrast(page)
+    # The text typed in each box too (an input's value is no text node).
+    assert not low_contrast_boxes(page)
 
 
 #: Each list's arrow colour (the fill of its computed background image) and the list's
