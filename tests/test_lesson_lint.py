@@ -52,6 +52,39 @@ def test_a_text_that_states_its_answer_fails() -> None:
     assert (1, "states") in kinds(bad)
 
 
+CUT = ".slice(s[:, :, 0:2])"  # adj_stride (3, 3, 1)
+
+
+@pytest.mark.parametrize(
+    "shape, ops, text, axis, ask",
+    [
+        # channels-last step 2 said this while asking for the channel stride, 1.
+        ([2, 2, 2, 3], ".permute(0, 3, 1, 2)", "NHWC keeps a pixel's channels side by side.", 1,
+         {"ask": "stride"}),
+        ([2, 3, 4], CUT, "Its elements sit back to back.", 2, {"ask": "adj_stride"}),
+        ([2, 3, 4], CUT, "A packed layout has adj_stride all ones.", 2, {"ask": "adj_stride"}),
+        ([3, 4], "", "Each float's bytes are adjacent.", 1, {"ask": "stride_bytes", "dtype": "float32"}),
+        ([3, 4], ".broadcast_to((2, 3, 4))", "The new axis reads the same cell every time.", 0,
+         {"ask": "stride"}),
+    ],
+)  # fmt: skip
+def test_a_text_that_says_its_stride_in_words_fails(shape, ops, text, axis, ask) -> None:
+    from explorer.lessons import expected_answer
+
+    def one_step(axis):
+        draft = lesson(step(shape, ops, text, {**ask, "axis": axis, "answer": 0}))
+        answer = expected_answer(draft.steps[0].question, step_layout(draft.steps[0]))
+        return lesson(step(shape, ops, text, {**ask, "axis": axis, "answer": answer}))
+
+    bad = one_step(axis)
+    assert bad.steps[0].question.answer in (0, 1, 4)  # one element apart, or none
+    assert (1, "states") in kinds(bad)
+    # The same words on a step whose answer they do not say are no give-away.
+    fine = one_step(1 - axis if axis < 2 else 1)
+    assert fine.steps[0].question.answer != bad.steps[0].question.answer
+    assert (1, "states") not in kinds(fine)
+
+
 def test_a_heading_that_shows_the_asked_shape_fails() -> None:
     # With no operation the grid drawn is the one asked about: its heading is the answer.
     bad = lesson(step([3, 4], "", question={"ask": "shape", "answer": [3, 4]}))

@@ -10,7 +10,8 @@ the page draws with (:mod:`explorer.lessons.withholding`, ``explorer.columns``,
 grading code (:func:`~explorer.lessons.expected_answer`). A problem is one of:
 
 - ``states``: the step's title, text or prompt writes the answer (in any of its obvious
-  spellings: ``(1, 4)``, ``[1,4]``, ``= -7``, ``back by 7``, ``6 cells``, ...);
+  spellings: ``(1, 4)``, ``[1,4]``, ``= -7``, ``back by 7``, ``6 cells``, ...; a
+  stride of one element or of none in words: "side by side", "the same cell every time");
 - ``picture``: what the page draws while the question waits decides the answer: the
   grid's heading (its shape, "a new packed copy": a packed layout of that shape), the
   walk drawn so far (its positions and jumps, the odometer's ``element 1 of N``);
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..fields import DTYPE_BYTES
 from .files import Lesson, LessonError, Question, Step, lesson_files, load_lesson_file, step_layout
 from .grading import (
     _scalar_pattern,
@@ -292,7 +294,35 @@ def answer_patterns(question: Question, layout: Any) -> list[tuple[str, re.Patte
             )
         if question.ask == "len":
             out.append((str(value), re.compile(rf"\bof\s+{value}(?!\d|\.\d|\w)")))
+        out += _in_words(question, value)
     return out
+
+
+#: A step of one cell, said in words: the elements along the axis are neighbours.
+_ONE_APART = (
+    r"\bside[- ]by[- ]side\b|\bnext to (?:each other|one another)\b|\badjacent\b"
+    r"|\bback[- ]to[- ]back\b|\bone after (?:the )?(?:an)?other\b|\bconsecutive(?:ly)?\b"
+    r"|\bneighbou?rs in (?:memory|the buffer)\b|\ball ones\b|\bevery (?:step|jump) is \+?1\b"
+    r"|\bone cell apart\b"
+)
+#: A step of no cells, said in words: every element along the axis reads the same cell.
+_NONE_APART = (
+    r"\b(?:the )?same cell (?:again|over and over|every time)\b|\bnever moves?\b"
+    r"|\bdoes not move\b|\bstays? put\b|\ball zeros\b|\bno cells? apart\b"
+)
+
+
+def _in_words(question: Question, value: int) -> list[tuple[str, re.Pattern[str]]]:
+    # A stride of one element (or of one element's bytes) and a stride of none have
+    # names in prose: "a pixel's channels side by side" is the answer 1.
+    if question.ask not in ("stride", "adj_stride", "stride_bytes"):
+        return []
+    one = DTYPE_BYTES[question.dtype or ""] if question.ask == "stride_bytes" else 1
+    if value == one:
+        return [(f"{value} in words", re.compile(_ONE_APART, re.IGNORECASE))]
+    if value == 0:
+        return [("0 in words", re.compile(_NONE_APART, re.IGNORECASE))]
+    return []
 
 
 def _found(patterns, words: Iterable[tuple[str, str]]) -> list[str]:
