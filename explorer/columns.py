@@ -167,9 +167,16 @@ class Grid:
 
     shape: tuple[int, ...]
     pitch_x: tuple[int, ...]
-    pitch_y: tuple[int, ...]
+    pitch_y: tuple[float, ...]
     width: int
-    height: int
+    height: float
+
+
+#: How many rows of cells apart tiles one above another are: a row for the lower tiles'
+#: headers and half a row between it and the tiles above (outer axes add a row a level).
+#: Two rows (a whole row between) left the channels-last lesson's grid on a 1024x768
+#: projector 37 px cells; the header needs about 20 px of a row.
+TILE_BAND = 1.5
 
 
 def grid_for(shape: tuple[int, ...]) -> Grid:
@@ -188,15 +195,16 @@ def grid_for(shape: tuple[int, ...]) -> Grid:
             pitch_x[d] = width + gap
             width = max(shape[d], 1) * pitch_x[d] - gap
         else:
-            pitch_y[d] = height + gap + 1  # one more row for the tile labels
-            height = max(shape[d], 1) * pitch_y[d] - gap - 1
+            band = gap + TILE_BAND - 1  # the tiles' headers' row, and the gap above it
+            pitch_y[d] = height + band
+            height = max(shape[d], 1) * pitch_y[d] - band
     return Grid(shape, tuple(pitch_x), tuple(pitch_y), width, height)
 
 
 def cell_xy(grid: Grid, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cell centres for a (rank, n) multi-index: x grows right, y grows down as -y."""
     px = np.asarray(grid.pitch_x, dtype=np.int64)
-    py = np.asarray(grid.pitch_y, dtype=np.int64)
+    py = np.asarray(grid.pitch_y, dtype=np.float64)
     x = px @ index if len(px) else np.zeros(index.shape[1])
     y = py @ index if len(py) else np.zeros(index.shape[1])
     return x.astype(float), -y.astype(float)
@@ -877,7 +885,7 @@ def _squeeze(grid: Grid, e: int, summarised: list) -> list[int]:
         if level % 2 == 0:
             out[d] = max(0, grid.pitch_x[d] - gap - 1)
         else:
-            out[d] = max(0, grid.pitch_y[d] - gap - 2)
+            out[d] = max(0, grid.pitch_y[d] - gap - TILE_BAND)
     return out
 
 

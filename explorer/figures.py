@@ -226,8 +226,10 @@ def fit(fig: figure, cols: int, rows: float, top: float, *sizing, **named) -> fl
     cell = fit_cell(cols, rows, top, *sizing, **named)
     x_range = (-0.6, cols - 0.4)
     y_range = (-rows + 0.4, 0.6 + top)
-    width = math.ceil(cell * (cols + 0.2)) + 8  # never narrower than its cells
-    height = math.ceil(cell * (rows + 0.2 + top)) + 8
+    # Never narrower than its cells (but a cell that fills the room exactly, in floating
+    # point a hair over, does not make it a pixel larger than the room).
+    width = math.ceil(cell * (cols + 0.2) - 1e-6) + 8
+    height = math.ceil(cell * (rows + 0.2 + top) - 1e-6) + 8
     # Only what changed: each changed property lays the figure out again in the browser.
     if (fig.x_range.start, fig.x_range.end) != x_range:
         fig.x_range.update(start=x_range[0], end=x_range[1])

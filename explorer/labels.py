@@ -364,10 +364,11 @@ def header_room(cell: float, scale: float) -> float:
 
 
 #: The height, in cells, of the room above a tile that holds its header (the cell's top
-#: edge to the next tile's cells or the figure's top): tiles above one another are two
-#: empty rows apart (columns.grid_for), and the figure leaves as much above the first.
-#: A header of 12 px clear of the cursor's frame then fits over cells of about 8 px.
-TILE_ROW = 2.0
+#: edge to the next tile's cells or the figure's top): tiles above one another are
+#: C.TILE_BAND rows apart (columns.grid_for), and the figure leaves at most as much above
+#: the first. A header of 12 px clear of the cursor's frame then fits over cells of
+#: about 10 px.
+TILE_ROW = C.TILE_BAND
 
 
 def corner_clearance(cell: float) -> float:

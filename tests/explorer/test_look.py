@@ -18,6 +18,7 @@ from candela import Tensor, s
 from explorer import columns as C
 from explorer import style
 from explorer.figures import (
+    CELL_FILL,
     FRAME_RINGS,
     LABELLED_CELL,
     LESSON_CELL,
@@ -476,3 +477,45 @@ def test_the_first_tiles_headers_are_whole_inside_the_grids_figure(shape, room, 
         assert (top - float(data["y"][i])) * cell >= lift + font - 0.01, (i, cell, top)
     # ... and no more room than that, as a share of the figure, than before: two rows.
     assert top - max(float(data["y"][i]) for i in tiles) <= 2.0
+
+
+@pytest.mark.parametrize(
+    "shape", [(2, 3, 2, 2), (3, 2, 4), (3, 2, 2, 2, 2), (2,) * 6, (2,) * 8, (3, 2, 1, 40)]
+)
+@pytest.mark.parametrize(
+    "room, scale",
+    [(None, 1.0), ((1280, 800, 520), 1.0), (PROJECTOR_ROOM, 1.5), ((352, 844, 760, 240), 1.0)],
+)
+def test_every_tiles_header_is_clear_of_the_tile_above_it(shape, room, scale):
+    # Tiles one above another are a header's row and half a row apart
+    # (columns.TILE_BAND; two rows left the channels-last lesson 37 px cells on a
+    # projector): each header, lifted clear of the cursor's frame on its own tile, ends
+    # below the bottom edge of every cell above it in its columns.
+    t = Tensor.arange(shape)
+    figures = Figures()
+    figures.set_scale(scale)
+    if room is not None:
+        figures.set_room(*room)
+    cols = C.columns_for(t)
+    figures.render(cols, t.layout)
+    data = figures.labels_logical.data
+    cell = figures.cells["logical"]
+    cx, cy = np.asarray(cols.logical["x"]), np.asarray(cols.logical["y"])
+    half = CELL_FILL / 2  # a cell's half height, in cells
+    checked = drawn = 0
+    for i, kind in enumerate(data["kind"]):
+        if kind != "tile" or not data["text"][i]:
+            continue
+        drawn += 1
+        font = float(data["size"][i].removesuffix("px"))
+        anchor = float(data["y"][i])  # its tile's top edge, less 0.1
+        ends = anchor + (-float(data["y_offset"][i]) + font) / cell
+        width = 0.62 * font * len(data["text"][i]) / cell
+        left = float(data["x"][i])
+        under = (cx >= left - 0.5) & (cx <= left + width + 0.5) & (cy > anchor + 0.5)
+        if under.any():
+            checked += 1
+            assert ends <= cy[under].min() - half + 0.01, (data["text"][i], cell, font)
+    # Tiles one above another were checked (a projector's rank 6 and 8, fitted whole on
+    # its screen, have cells too small for headers: hover names a tile there).
+    assert checked or math.prod(shape[:-3]) == 1 or not drawn
