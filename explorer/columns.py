@@ -170,6 +170,9 @@ class Grid:
     pitch_y: tuple[float, ...]
     width: int
     height: float
+    #: A 1-D grid too long for one row draws ``wrap`` cells to a row (:func:`row_wrap`),
+    #: rows BUFFER_ROW_PITCH apart as the buffer lane's; 0 for one row.
+    wrap: int = 0
 
 
 #: How many rows of cells apart tiles one above another are: a row for the lower tiles'
@@ -186,7 +189,13 @@ def grid_for(shape: tuple[int, ...]) -> Grid:
     pitch_y = [0] * rank
     if rank == 1:
         pitch_x[0] = 1
-        return Grid(shape, tuple(pitch_x), tuple(pitch_y), max(shape[0], 1), 1)
+        n = max(shape[0], 1)
+        wrap = row_wrap(n)
+        if wrap < n:
+            rows = -(-n // wrap)
+            height = (rows - 1) * BUFFER_ROW_PITCH + 1
+            return Grid(shape, tuple(pitch_x), tuple(pitch_y), wrap, height, wrap)
+        return Grid(shape, tuple(pitch_x), tuple(pitch_y), n, 1)
     pitch_x[-1], pitch_y[-2] = 1, 1
     width, height = max(shape[-1], 1), max(shape[-2], 1)
     for level, d in enumerate(range(rank - 3, -1, -1)):
@@ -201,8 +210,23 @@ def grid_for(shape: tuple[int, ...]) -> Grid:
     return Grid(shape, tuple(pitch_x), tuple(pitch_y), width, height)
 
 
+def row_wrap(n: int) -> int:
+    """How many cells to a row a 1-D grid of ``n`` draws: all of them up to 16; up to 48 in
+    rows as even as they go (24 as 2 rows of 12: 40 px cells on a 1024x768 projector, where
+    one row of 24 had 25 px, too small for a letter); more, as the buffer lane wraps
+    (:func:`buffer_width`). NumPy prints a long 1-D array over lines the same way."""
+    if n <= 16:
+        return max(n, 1)
+    if n <= 48:
+        return -(-n // -(-n // 16))
+    return buffer_width(n)
+
+
 def cell_xy(grid: Grid, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cell centres for a (rank, n) multi-index: x grows right, y grows down as -y."""
+    if grid.wrap:
+        i = np.asarray(index[0], dtype=np.int64)
+        return (i % grid.wrap).astype(float), -(i // grid.wrap) * BUFFER_ROW_PITCH
     px = np.asarray(grid.pitch_x, dtype=np.int64)
     py = np.asarray(grid.pitch_y, dtype=np.float64)
     x = px @ index if len(px) else np.zeros(index.shape[1])

@@ -280,6 +280,11 @@ def headings_html(
     else:
         grid = "each cell shows its value and @ the buffer position it reads"
         buffer = f"{buffer_size} cells, {buffer_cols} per row; ×n: read n times"
+    if len(shape) == 1 and not overview:
+        from .columns import row_wrap
+
+        if row_wrap(int(shape[0])) < shape[0]:  # one axis, drawn over rows as NumPy prints it
+            grid += f"; drawn {row_wrap(int(shape[0]))} to a row"
     # While a question waits the copy is not named: "packed" would say its strides.
     copy = " — a new packed copy; positions index the copy" if copied and not waiting else ""
     return (

@@ -142,6 +142,39 @@ def test_every_cell_of_a_nested_grid_has_its_own_place():
         assert len(cols.tiles["text"]) == lead
 
 
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 400), step=st.sampled_from([1, -1, 2, -3]))
+def test_a_long_1d_grid_reads_in_rows_as_numpy_prints_it(n, step):
+    # One row of 24 on a 1024x768 projector had 25 px cells, too small for a letter. A
+    # 1-D grid keeps its elements in index order, left to right and row after row, each
+    # in its own place, the rows as even as they go and no longer than 16 up to 48 cells
+    # (NumPy prints a long 1-D array over lines the same way); up to 16, one row.
+    t = apply(parse(f"[::{step}]"), Tensor.arange((n,)))[-1]
+    k = t.layout.shape[0]
+    cols = C.columns_for(t)
+    if cols.overview:
+        return
+    x, y = np.asarray(cols.logical["x"]), np.asarray(cols.logical["y"])
+    order = np.lexsort((x, -y))  # top row first, then left to right
+    assert order.tolist() == list(range(k))
+    rows = np.unique(y)
+    lengths = [int((y == r).sum()) for r in rows[::-1]]
+    assert len(set(zip(x.tolist(), y.tolist()))) == k
+    assert max(x) == cols.grid.width - 1 and -min(y) == cols.grid.height - 1
+    if k <= 16:
+        assert lengths == [k]
+    elif k <= 48:
+        assert max(lengths) <= 16 and max(lengths) - min(lengths) <= len(lengths)
+        assert len(lengths) == math.ceil(k / 16)  # no more rows than 16 to a row needs
+    assert all(length == lengths[0] for length in lengths[:-1])  # only the last is short
+    if len(lengths) > 1:  # rows apart as the buffer lane's, and the heading says so
+        assert np.allclose(np.diff(rows), C.BUFFER_ROW_PITCH)
+        from explorer.fields import headings_html
+
+        grid, _ = headings_html((k,), n, 16)
+        assert f"drawn {lengths[0]} to a row" in grid
+
+
 def test_tile_labels_name_the_leading_indices():
     cols = C.columns_for(Tensor.arange((2, 3, 4)))
     assert cols.tiles["text"] == ["[0, :, :]", "[1, :, :]"]
