@@ -48,6 +48,7 @@ from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
     CONTROL_CSS,
     CSS,
+    LAYOUT_CSS,
     PRESENTER_CLASS,
     THEME_CLASSES,
     THEME_CSS,
@@ -287,7 +288,13 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.watch_batched(self._apply_view_state, ["presenter", "concealed"])
         self.watch_batched(self._on_theme, ["theme"])
         for obj in self._styled_objects():  # before anything is drawn: see style.PRESENTER_CSS
-            sheet = CONTROL_CSS if isinstance(obj, (pn.widgets.Widget, EnterBox)) else CSS
+            sheet = (
+                CONTROL_CSS
+                if isinstance(obj, (pn.widgets.Widget, EnterBox))
+                else LAYOUT_CSS
+                if isinstance(obj, pn.layout.Panel)
+                else CSS
+            )
             if sheet not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, sheet]
         self._show_error()
@@ -338,7 +345,7 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                           (parts["question"], "question-box"), (parts["note"], "unit-note-box"),
                           (parts["download"], "download-box")):  # fmt: skip
             obj.css_classes = [*obj.css_classes, f"candela-{name}"]
-        c.step_box.stylesheets = [*c.step_box.stylesheets, CSS]
+        c.step_box.stylesheets = [*c.step_box.stylesheets, LAYOUT_CSS]
 
     def reset(self) -> None:
         """Clear the pipeline; in a lesson, go back to the step's own shape and pipeline

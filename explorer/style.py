@@ -103,26 +103,54 @@ CSS = shipped(_HERE / "page.css") + (
 
 
 def for_controls(css: str) -> str:
-    """The rules of ``css`` that can style a widget: each rule one of whose selectors
-    names no explorer class (``.candela-...``) but on the widget's own host
-    (``:host(.candela-big)``), within its ``@media`` block.
+    """The rules of ``css`` that can style a widget: each selector that names no explorer
+    class (``.candela-...``) but on the widget's own host (``:host(.candela-big)``),
+    within its ``@media`` block.
 
     A widget's shadow root holds the widget's own elements (``label``, ``input``,
     ``.bk-btn``), never a pane's text, so the rest cannot match there. Every widget took
     the whole sheet: on Panel 1.10 a pane's CSS text is sent with each model that has
     it, 8 KB in each of an explorer's 17 widgets.
     """
+    return _pick(css, lambda inside, nested: ".candela-" not in inside)
+
+
+def for_layouts(css: str) -> str:
+    """The rules of ``css`` that can style a layout (a row or column of panes): each
+    selector of the layout's own host (``:host``, ``:host(.candela-big)``) and, within an
+    ``@media`` block, each that names its children by their classes alone
+    (``.candela-step-box``: the phone's order of a lesson's parts).
+
+    A layout's shadow root holds its children's hosts, each with its own shadow root:
+    no text, no widget's elements, so no other rule can match there.
+    """
+    single = re.compile(r"(?:\.[\w-]+)+")
+    return _pick(css, lambda inside, nested: not inside or (nested and single.fullmatch(inside)))
+
+
+def _pick(css: str, keep) -> str:
+    # The selectors of ``css`` for which ``keep(selector less its :host part, in an
+    # @-block)`` holds, each rule with those of its selectors, in order; blocks left
+    # empty dropped. (A selector list means each of its selectors alone.)
     out = []
     for prelude, body in _blocks(css):
         if prelude.startswith("@"):
-            inner = for_controls(body)
+            inner = _pick_nested(body, keep)
             if inner:
                 out.append(f"{prelude} {{\n{inner}\n}}")
-        elif any(
-            ".candela-" not in re.sub(r":host\([^)]*\)", "", sel) for sel in prelude.split(",")
-        ):
-            out.append(f"{prelude} {{{body}}}")
+            continue
+        kept = [
+            sel.strip()
+            for sel in prelude.split(",")
+            if keep(re.sub(r":host(?:\([^)]*\))?", "", sel).strip(), False)
+        ]
+        if kept:
+            out.append(f"{', '.join(kept)} {{{body}}}")
     return "\n".join(out)
+
+
+def _pick_nested(css: str, keep) -> str:
+    return _pick(css, lambda inside, nested: keep(inside, True))
 
 
 def _blocks(css: str) -> list[tuple[str, str]]:
@@ -143,6 +171,9 @@ def _blocks(css: str) -> list[tuple[str, str]]:
 
 #: The rules of :data:`CSS` a widget can use (:func:`for_controls`): a widget's sheet.
 CONTROL_CSS = for_controls(CSS)
+
+#: The rules of :data:`CSS` a layout can use (:func:`for_layouts`): a layout's sheet.
+LAYOUT_CSS = for_layouts(CSS)
 
 #: The explorer's colours, light and dark (``theme.css``): the stylesheet of its
 #: outermost box, whose custom properties every pane inside inherits.

@@ -331,7 +331,7 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     from bokeh.models import ImportedStyleSheet, UIElement
 
     from explorer.patches.inline_once import inline_once
-    from explorer.style import CONTROL_CSS, CSS
+    from explorer.style import CONTROL_CSS, CSS, LAYOUT_CSS
 
     assert inline_once()
     html, sheets = _explorer_output(monkeypatch)
@@ -346,11 +346,14 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     (shared,) = [sheet for sheet in sheets if sheet.css == CSS]
     (root,) = {sheet.document for sheet in sheets}
     elements = [m for m in root.models if isinstance(m, UIElement)]
-    assert sum(shared in m.stylesheets for m in elements) >= 15
-    # and every widget the widgets' sheet, one model too
+    assert sum(shared in m.stylesheets for m in elements) >= 12
+    # and every widget the widgets' sheet, every layout the layouts', one model each
     (controls,) = [sheet for sheet in sheets if sheet.css == CONTROL_CSS]
     assert sum(controls in m.stylesheets for m in elements) >= 10
-    assert not [m for m in elements if {CSS, CONTROL_CSS} & set(m.stylesheets)]  # no text copy
+    (layouts,) = [sheet for sheet in sheets if sheet.css == LAYOUT_CSS]
+    assert sum(layouts in m.stylesheets for m in elements) >= 3
+    parts = {CSS, CONTROL_CSS, LAYOUT_CSS}
+    assert not [m for m in elements if parts & set(m.stylesheets)]  # no text copy
     assert not [s for m in elements for s in m.stylesheets if isinstance(s, ImportedStyleSheet)]
 
 

@@ -1,10 +1,12 @@
-"""A widget's sheet in a real page: every widget looks as it did with the whole sheet.
+"""A widget's and a layout's sheets in a real page: each looks as it did with the whole
+sheet.
 
 The explorer gives its widgets only the rules of its stylesheet that can reach a
-widget's own elements (``style.CONTROL_CSS``, ``style.for_controls``). The law, in
-Chromium: adding the whole sheet (``style.CSS``) to each widget's shadow root changes
-no computed style of any element in it; on a laptop, a projector in presenter mode,
-a phone, light and dark.
+widget's own elements (``style.CONTROL_CSS``, ``style.for_controls``), and its rows and
+columns those that can reach a layout's (``style.LAYOUT_CSS``, ``style.for_layouts``).
+The law, in Chromium: adding the whole sheet (``style.CSS``) to each such shadow root
+changes no computed style of any element in it; on a laptop, a projector in presenter
+mode, a phone, light and dark.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pytest
 
 pytest.importorskip("playwright")
 
-from explorer.style import CONTROL_CSS, CSS
+from explorer.style import CONTROL_CSS, CSS, LAYOUT_CSS
 from explorer.testing import open_served
 
 #: What a person sees of an element: the properties the explorer's sheets set.
@@ -25,7 +27,7 @@ PROPS = [
 ]  # fmt: skip
 
 SNAPSHOT_JS = """([control, whole, props]) => {
-  // Every shadow root styled with the widgets' sheet, and a snapshot of its elements.
+  // Every shadow root styled with the sheet ``control``, and a snapshot of its elements.
   const roots = []
   const walk = (root) => {
     for (const el of root.querySelectorAll("*")) {
@@ -67,15 +69,19 @@ SNAPSHOT_JS = """([control, whole, props]) => {
         ("?lesson=slicing&step=1", 390, 844, "dark"),
     ],
 )
-def test_every_widget_looks_the_same_with_its_sheet_as_with_the_whole_one(
-    page, explorer_server, query, width, height, scheme
+@pytest.mark.parametrize(
+    "sheet, least", [(CONTROL_CSS, 8), (LAYOUT_CSS, 3)], ids=["widgets", "layouts"]
+)
+def test_every_widget_and_layout_looks_the_same_with_its_sheet_as_with_the_whole_one(
+    page, explorer_server, query, width, height, scheme, sheet, least
 ):
     page.emulate_media(color_scheme=scheme)
     page.set_viewport_size({"width": width, "height": height})
     open_served(page, explorer_server + query)
     page.locator(".candela-odometer").wait_for()
     page.wait_for_timeout(500)
-    seen = page.evaluate(SNAPSHOT_JS, [CONTROL_CSS, CSS, PROPS])
-    # the shape, pipeline and compare boxes, selects, buttons, the presenter checkbox...
-    assert seen["roots"] >= 8, seen
+    seen = page.evaluate(SNAPSHOT_JS, [sheet, CSS, PROPS])
+    # the shape, pipeline and compare boxes, selects, buttons, the presenter checkbox...;
+    # the controls' column, the lesson's, the cost's controls...
+    assert seen["roots"] >= least, seen
     assert seen["changed"] == [], seen["changed"][:5]
