@@ -512,22 +512,15 @@ class Figures:
             code=shipped(TRAVERSE_JS),
             module=True,
             args=dict(
+                **self.script_args(),
                 logical=self.logical_source,
                 buffer=self.buffer_source,
                 frames=self.frames_source,
                 marks_logical=self.marks_logical,
                 marks_buffer=self.marks_buffer,
                 jump=self.jump_source,
-                odometer=self.odometer,
-                slider=self.frame_slider,
                 speed=self.speed_slider,
-                back=self.buttons["back"],
-                play=self.buttons["toggle"],
                 step=self.buttons["forward"],
-                hover_logical=self.hover_tools["logical"],
-                hover_buffer=self.hover_tools["buffer"],
-                logical_figure=self.logical_figure,
-                buffer_figure=self.buffer_figure,
                 # a second view's hover linking (explorer.two_views), set when one is shown
                 link=None,
                 units=self.units_source,
@@ -800,6 +793,20 @@ class Figures:
             if best is None or key > best:
                 best, chosen = key, width
         return C.rewrapped(cols, chosen)
+
+    def script_args(self) -> dict:
+        """The parts of the figures a page's script reaches by the same names: the
+        traversal's (traverse.mjs) and the offline lesson page's (lesson_page.mjs)."""
+        return dict(
+            logical_figure=self.logical_figure,
+            buffer_figure=self.buffer_figure,
+            hover_logical=self.hover_tools["logical"],
+            hover_buffer=self.hover_tools["buffer"],
+            odometer=self.odometer,
+            slider=self.frame_slider,
+            play=self.buttons["toggle"],
+            back=self.buttons["back"],
+        )
 
     def _fit(self, cols: C.Columns, draw: bool = True) -> dict[str, float]:
         # Each figure sized to the room, its cells as large as it allows: their size in px

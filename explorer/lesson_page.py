@@ -697,19 +697,12 @@ class _Page:
                        or first_step.challenge is not None)
         )  # fmt: skip
         args = dict(
+            **f.script_args(),
             store=self.store,
             **{name: getattr(f, name) for name in _SOURCES},
             jump_source=f.jump_source,
-            hover_logical=f.hover_tools["logical"],
-            hover_buffer=f.hover_tools["buffer"],
             # Hover names no position while a question waits (see Figures.tooltips).
             tooltips={str(c).lower(): f.tooltips(c) for c in (False, True)},
-            logical_figure=f.logical_figure,
-            buffer_figure=f.buffer_figure,
-            slider=f.frame_slider,
-            odometer=f.odometer,
-            play=f.buttons["toggle"],
-            back=f.buttons["back"],
             forward=f.buttons["forward"],
             labels_logical=f.labels_logical,
             labels_buffer=f.labels_buffer,
