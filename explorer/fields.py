@@ -283,8 +283,9 @@ def headings_html(
     if len(shape) == 1 and not overview:
         from .columns import row_wrap
 
-        if row_wrap(int(shape[0])) < shape[0]:  # one axis, drawn over rows as NumPy prints it
-            grid += f"; drawn {row_wrap(int(shape[0]))} to a row"
+        wrap = row_wrap(int(shape[0]))
+        if wrap < shape[0]:  # one axis, drawn over rows as NumPy prints it
+            grid += f"; drawn {wrap} to a row"
     # While a question waits the copy is not named: "packed" would say its strides.
     copy = " — a new packed copy; positions index the copy" if copied and not waiting else ""
     return (

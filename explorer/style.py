@@ -128,29 +128,25 @@ def for_layouts(css: str) -> str:
     return _pick(css, lambda inside, nested: not inside or (nested and single.fullmatch(inside)))
 
 
-def _pick(css: str, keep) -> str:
+def _pick(css: str, keep, nested: bool = False) -> str:
     # The selectors of ``css`` for which ``keep(selector less its :host part, in an
     # @-block)`` holds, each rule with those of its selectors, in order; blocks left
     # empty dropped. (A selector list means each of its selectors alone.)
     out = []
     for prelude, body in _blocks(css):
         if prelude.startswith("@"):
-            inner = _pick_nested(body, keep)
+            inner = _pick(body, keep, nested=True)
             if inner:
                 out.append(f"{prelude} {{\n{inner}\n}}")
             continue
         kept = [
             sel.strip()
             for sel in prelude.split(",")
-            if keep(re.sub(r":host(?:\([^)]*\))?", "", sel).strip(), False)
+            if keep(re.sub(r":host(?:\([^)]*\))?", "", sel).strip(), nested)
         ]
         if kept:
             out.append(f"{', '.join(kept)} {{{body}}}")
     return "\n".join(out)
-
-
-def _pick_nested(css: str, keep) -> str:
-    return _pick(css, lambda inside, nested: keep(inside, True))
 
 
 def _blocks(css: str) -> list[tuple[str, str]]:

@@ -447,23 +447,33 @@ def test_a_corner_label_ends_inside_the_cursors_frame_on_either_side(cell, scale
         assert right <= cell - inner + 0.5, (text, size, from_left, right, cell - inner)
 
 
+#: Where a tiled grid is drawn: no room measured, a laptop, a projector, a phone.
+SCREENS = [
+    (None, 1.0), ((1280, 800, 520), 1.0), (PROJECTOR_ROOM, 1.5), ((352, 844, 760, 240), 1.0)
+]  # fmt: skip
+
+
+def _drawn(shape, room, scale) -> tuple[Figures, C.Columns]:
+    # The figures of an arange of ``shape`` drawn in ``room`` at ``scale``.
+    t = Tensor.arange(shape)
+    figures = Figures()
+    figures.set_scale(scale)
+    if room is not None:
+        figures.set_room(*room)
+    cols = C.columns_for(t)
+    figures.render(cols, t.layout)
+    return figures, cols
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 2, 2), (2, 2, 2, 3), (2, 3, 4), (3, 2, 2, 2, 2)])
-@pytest.mark.parametrize(
-    "room, scale",
-    [(None, 1.0), ((1280, 800, 520), 1.0), (PROJECTOR_ROOM, 1.5), ((352, 844, 760, 240), 1.0)],
-)
+@pytest.mark.parametrize("room, scale", SCREENS)
 def test_the_first_tiles_headers_are_whole_inside_the_grids_figure(shape, room, scale):
     # The row above the first tiles is only as tall as their headers need (it was two
     # rows of cells, 62 px of 31 px cells over a 16 px header on a projector): each
     # header, lifted clear of the cursor's frame, still ends inside the figure.
     from explorer.labels import frame_reach
 
-    t = Tensor.arange(shape)
-    figures = Figures()
-    figures.set_scale(scale)
-    if room is not None:
-        figures.set_room(*room)
-    figures.render(C.columns_for(t), t.layout)
+    figures, _ = _drawn(shape, room, scale)
     data = figures.labels_logical.data
     tiles = [i for i, kind in enumerate(data["kind"]) if kind == "tile"]
     assert tiles, data["kind"]
@@ -482,22 +492,13 @@ def test_the_first_tiles_headers_are_whole_inside_the_grids_figure(shape, room, 
 @pytest.mark.parametrize(
     "shape", [(2, 3, 2, 2), (3, 2, 4), (3, 2, 2, 2, 2), (2,) * 6, (2,) * 8, (3, 2, 1, 40)]
 )
-@pytest.mark.parametrize(
-    "room, scale",
-    [(None, 1.0), ((1280, 800, 520), 1.0), (PROJECTOR_ROOM, 1.5), ((352, 844, 760, 240), 1.0)],
-)
+@pytest.mark.parametrize("room, scale", SCREENS)
 def test_every_tiles_header_is_clear_of_the_tile_above_it(shape, room, scale):
     # Tiles one above another are a header's row and half a row apart
     # (columns.TILE_BAND; two rows left the channels-last lesson 37 px cells on a
     # projector): each header, lifted clear of the cursor's frame on its own tile, ends
     # below the bottom edge of every cell above it in its columns.
-    t = Tensor.arange(shape)
-    figures = Figures()
-    figures.set_scale(scale)
-    if room is not None:
-        figures.set_room(*room)
-    cols = C.columns_for(t)
-    figures.render(cols, t.layout)
+    figures, cols = _drawn(shape, room, scale)
     data = figures.labels_logical.data
     cell = figures.cells["logical"]
     cx, cy = np.asarray(cols.logical["x"]), np.asarray(cols.logical["y"])
