@@ -55,7 +55,9 @@ def run(client, code: str) -> str:
         code,
         timeout=300,
         output_hook=lambda msg: (
-            out.append(msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None
+            out.append(msg["content"].get("text", ""))
+            if msg["msg_type"] == "stream" and msg["content"].get("name") == "stdout"
+            else None  # (a patch left off on another release says so on stderr)
         ),
     )
     if reply["content"]["status"] != "ok":

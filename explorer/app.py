@@ -42,7 +42,6 @@ from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import in_turn, one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches.inline_once import InlineOnce
-from explorer.patches.lean_display import LeanBokehPane, LeanDisplay
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
@@ -77,7 +76,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(LeanDisplay, InlineOnce, pn.Row):
+class _Root(InlineOnce, pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson
@@ -111,17 +110,9 @@ class _Root(LeanDisplay, InlineOnce, pn.Row):
     _on_gone = None
 
 
-class _FigurePane(LeanBokehPane, pn.pane.Bokeh):
-    """A ``pn.pane.Bokeh`` told the ``CustomJS`` models its figure reaches (see
-    :class:`~explorer.patches.lean_display.LeanBokehPane`)."""
-
-
-def _figure_pane(model, custom_js=None) -> pn.pane.Bokeh:
-    """A pane for one of a view's Bokeh models (a figure, the traversal's controls);
-    ``custom_js()`` gives every ``CustomJS`` model it reaches (None: unknown)."""
-    pane = _FigurePane(model, autodispatch=False)
-    pane.custom_js = custom_js
-    return pane
+def _figure_pane(model) -> pn.pane.Bokeh:
+    """A pane for one of a view's Bokeh models (a figure, the traversal's controls)."""
+    return pn.pane.Bokeh(model, autodispatch=False)
 
 
 class _View:
@@ -132,11 +123,8 @@ class _View:
         f = self.figures
         # The figures have no Python callbacks (the page's traversal and hover are
         # JavaScript): nothing for Panel to wrap for a notebook, model by model, at each display.
-        # The figures and the traversal reach one another, and one CustomJS model, until
-        # a second view (compare) adds its own to the first grid.
-        js = lambda: (f.traverse_js,) if self.compare is None else None  # noqa: E731
-        self.plots = [_figure_pane(f.logical_figure, js), _figure_pane(f.buffer_figure, js)]
-        self.traversal = _figure_pane(f.traversal, js)
+        self.plots = [_figure_pane(f.logical_figure), _figure_pane(f.buffer_figure)]
+        self.traversal = _figure_pane(f.traversal)
         scroll = {"overflow": "auto", "max-width": "100%"}
         #: The second view (``compare``): built the first time there is one (its models
         #: cost every page that never compares), then beside the first grid.
@@ -161,7 +149,7 @@ class _View:
         #: The cost of the walk (explorer.cost_view): its words, its units, its choices.
         self.cost_column = pn.Column(
             ex.cost_pane,
-            _figure_pane(f.cost_figure, lambda: ()),  # reaches no CustomJS
+            _figure_pane(f.cost_figure),
             ex.cost_controls,
             css_classes=["candela-cost"],
             sizing_mode="stretch_width",
@@ -213,7 +201,7 @@ class _View:
             # picture (x against x.T), and the grids' column no wider.
             self.compare_cost = pn.Column(
                 ex.compare_cost_pane,
-                _figure_pane(self.compare.second.cost_figure, lambda: ()),
+                _figure_pane(self.compare.second.cost_figure),
                 css_classes=["candela-cost", "candela-compare-cost"],
                 sizing_mode="stretch_width",
                 styles={"max-width": "100%", "min-width": "0", "overflow-x": "auto"},

@@ -529,7 +529,7 @@ class Figures:
                 backward=C.BACKWARD,
             ),
         )
-        #: The figures' one CustomJS model (see custom_js).
+        #: The figures' one CustomJS model.
         self.traverse_js = traverse
         for button in self.buttons.values():
             button.js_on_click(traverse)

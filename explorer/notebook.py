@@ -107,7 +107,6 @@ def ensure_extension() -> None:
     from .patches.comm_stdout import apply as capture_per_thread
     from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
-    from .patches.lean_display import lean_display
 
     capture_per_thread()
     _watch_cells()
@@ -126,7 +125,6 @@ def ensure_extension() -> None:
     if inline_pane_updates() and "PANEL_INLINE" not in os.environ:
         _inline[0] = True
         inline_once()  # and the explorer's outputs inline their stylesheets in one pass
-        lean_display()  # and are made walking their models once
     from panel.io.state import state
 
     views = getattr(state, "_views", None)  # Panel's notebook views, read to remember outputs

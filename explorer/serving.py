@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import gc
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
@@ -269,13 +270,39 @@ def long_query_numbers() -> None:
         sys.set_int_max_str_digits(MAX_HEADER_BYTES)
 
 
+class QueryDigits(OutputTransform):
+    """A query value of digits that are not decimal (``²``) reaches the page with a space after it.
+
+    Panel 1.9's ``Location`` parses a page's query on every change of its URL, synced to
+    anything or not, and takes each value of which ``str.isdigit()`` is true for an
+    ``int``: ``int('²')`` raised, and ``GET /?shape=²`` was an HTTP 500 with a traceback
+    (Panel 1.10 matches ``[0-9]`` only). Before the page's handler runs, such a value
+    gets a trailing space, which Panel then keeps as text; the explorer reads its query
+    itself (:mod:`explorer.url`) and says of ``²`` what it says of any other shape that is
+    not a number. Tornado's public transform hook, which sees each request before its
+    handler; on with every patch off. Nothing else in a request changes.
+    """
+
+    def __init__(self, request) -> None:
+        super().__init__(request)
+        query = request.query
+        if not query or (query.isascii() and "%" not in query):
+            return
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(value.isdigit() and not value.isdecimal() for _, value in pairs):
+            request.query = urlencode(
+                [(k, v + " " if v.isdigit() and not v.isdecimal() else v) for k, v in pairs]
+            )
+            request.uri = f"{request.path}?{request.query}"
+
+
 def server_settings() -> dict[str, Any]:
     """Keyword arguments for :func:`panel.serve` (passed through Bokeh to Tornado)."""
     # ``transforms`` replaces what ``compress_response=True`` would add (Tornado's
     # plain GZipContentEncoding); the setting is kept so Tornado's own code sees it.
     return {
         "compress_response": True,
-        "transforms": [CompressStaticOnce],
+        "transforms": [QueryDigits, CompressStaticOnce],
         # permessage-deflate for the WebSocket, when the browser offers it (all do).
         "websocket_compression_level": WEBSOCKET_COMPRESSION_LEVEL,
         # A message larger than a page of the explorer ever sends closes its connection
@@ -333,7 +360,6 @@ def prepare_server(server) -> None:
 #: The patches of every served process (:mod:`explorer.patches`), in the order applied.
 SERVER_PATCHES = (
     "lean_serialization",
-    "unparsed_location",
     "no_debounce",
     "one_write_per_message",
     "watch_messages",

@@ -52,7 +52,8 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
             f"in the URL: the query is {len(search):,} characters; at most {MAX_QUERY_CHARS:,}"
         ]
     query = parse_qs((search or "").lstrip("?"), keep_blank_values=True)
-    first = {k: v[0] for k, v in query.items()}
+    # Space around a value means nothing (and explorer.serving.QueryDigits may add one).
+    first = {k: v[0].strip() for k, v in query.items()}
     updates: dict = {}
     messages: list[str] = []
     if "lesson" in first:

@@ -540,7 +540,6 @@ from bokeh.core.has_props import HasProps
 from bokeh.protocol.message import Message
 from bokeh.settings import settings
 from panel.io import document
-from panel.io.location import Location
 
 from explorer import serving
 from explorer.patches.lean_serialization import _query_properties_with_values
@@ -558,7 +557,6 @@ print(json.dumps({
     "lean_serialization": HasProps.query_properties_with_values
     is _query_properties_with_values,
     "long_query_numbers": sys.get_int_max_str_digits(),
-    "unparsed_location": marked(Location._update_synced),
     "no_debounce": pn.widgets.TextInput._debounce == 0,
     "one_write": marked(document.dispatch_tornado) and Message.send.__name__ == "send_at_once",
     "collect_at_a_pause": marked(document._garbage_collect),
