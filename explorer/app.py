@@ -41,7 +41,8 @@ from explorer.keys import Keys
 from explorer.lessons import draws_before, grid_drawn, walk_limit
 from explorer.markup import inline_html
 from explorer.notebook import in_turn, one_message, output_drawn, push_drawn, repr_mimebundle
-from explorer.patches.inline_once import InlineOnce
+from explorer.patches import give
+from explorer.patches.inline_once import render_once
 from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
@@ -76,7 +77,7 @@ _GROWN = f"clamp({PRESENTER_LESSON_WIDTH}px, 28vw, 640px)"
 PRESENTER_LESSON_STYLES = {"width": _GROWN, "flex": f"0 1 {_GROWN}"}
 
 
-class _Root(InlineOnce, pn.Row):
+class _Root(pn.Row):
     """A view's outermost box; it tells its view when Panel drops or draws its last model.
 
     The title on a line of its own, then the controls, the figures and the lesson
@@ -108,6 +109,10 @@ class _Root(InlineOnce, pn.Row):
 
     _on_shown = None
     _on_gone = None
+
+
+# What the patch inline_once changes of the view's box once a notebook installs it.
+give("inline_once", _Root, "_render_model", render_once)
 
 
 def _figure_pane(model) -> pn.pane.Bokeh:

@@ -20,7 +20,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from .patches import browser_module
+from .patches import browser_module, give
 from .patches.browser import BROWSER_PATCHES
 from .shipped import shipped
 from .style import CSS
@@ -28,6 +28,13 @@ from .style import CSS
 KEYS_JS = Path(__file__).with_name("keys.mjs")
 #: What a key pressed in a text box is (keys.mjs and the lesson page's script share it).
 TYPING_JS = Path(__file__).with_name("typing_keys.mjs")
+
+
+def keys_module() -> str:
+    """The keyboard component's module: the browser patches that are on, then its own code."""
+    return "\n".join(
+        [browser_module(BROWSER_PATCHES)] + [shipped(path) for path in (TYPING_JS, KEYS_JS)]
+    )
 
 
 class Keys(JSComponent):
@@ -44,10 +51,9 @@ class Keys(JSComponent):
     )
 
     # The browser patches first (the figures' painting, the boxes' typing, the notebook's
-    # comm): render() also installs them (explorer.patches.browser).
-    _esm = "\n".join(
-        [browser_module(BROWSER_PATCHES)] + [shipped(path) for path in (TYPING_JS, KEYS_JS)]
-    )
+    # comm), as an entry point installed them (explorer.patches.browser.browser_patches,
+    # which makes this again): render() also installs them in the page.
+    _esm = keys_module()
 
     def __init__(
         self,
@@ -100,3 +106,8 @@ def _is_room(room: Any) -> bool:
         and len(room) in (2, 3, 4)
         and all(isinstance(v, int | float) and 0 < v < 100_000 for v in room)
     )
+
+
+# Each browser patch an entry point installs makes the component's module again.
+for _name in BROWSER_PATCHES:
+    give(_name, Keys, "_esm", lambda cls: keys_module())

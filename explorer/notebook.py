@@ -104,11 +104,15 @@ def ensure_extension() -> None:
     import panel as pn
     from panel.config import panel_extension
 
+    from .patches.browser import browser_patches
     from .patches.comm_stdout import apply as capture_per_thread
     from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
+    from .patches.quick_updates import quick_updates
 
     capture_per_thread()
+    quick_updates()  # the explorer's panes and widgets send a change alone
+    browser_patches()  # in its keyboard component's module
     _watch_cells()
     page = _page()
     # Panel's own record that its extension ran in this kernel (read, never written; a

@@ -16,34 +16,43 @@ components here send the change alone and are otherwise Panel's own:
   (escaped exactly as Panel does) and nothing else;
 - :class:`QuickSelect`: Panel's select (the step list).
 
-That is a patch of Panel's internals (:mod:`explorer.patches.quick_updates`): off
-(``CANDELA_PLAIN``, another Panel), these are Panel's components as they are.
+That is a patch of Panel's internals (:mod:`explorer.patches.quick_updates`), which
+gives these classes their methods when an entry point installs it (the server, a
+notebook): until then, and off (``CANDELA_PLAIN``, another Panel), these are Panel's
+components as they are.
 
 The explorer's panes whose object changes (:class:`QuickHTML`, :class:`InlineMarkdown`)
 keep their stylesheets inline when redrawn in a notebook
-(:mod:`explorer.patches.inline_panes`); other Panel panes are left as Panel made them.
+(:mod:`explorer.patches.inline_panes`, installed by the notebook's entry point); other
+Panel panes are left as Panel made them.
 """
 
 from __future__ import annotations
 
 import panel as pn
 
-from .patches.inline_panes import InlineOnRedraw
-from .patches.quick_updates import QuickHTMLUpdates, quick_updates
-from .patches.quick_updates import QuickUpdates as Quick
+from .patches import give
+from .patches.inline_panes import inline_on_redraw
+from .patches.quick_updates import quick_html, quick_properties
 
-__all__ = ["InlineMarkdown", "Quick", "QuickHTML", "QuickSelect"]
-
-quick_updates()  # on, unless CANDELA_PLAIN or another Panel says otherwise
+__all__ = ["InlineMarkdown", "QuickHTML", "QuickSelect"]
 
 
-class QuickHTML(InlineOnRedraw, QuickHTMLUpdates, pn.pane.HTML):
+class QuickHTML(pn.pane.HTML):
     """Panel's ``HTML`` pane; a new ``object`` updates the model's text and nothing else."""
 
 
-class QuickSelect(Quick, pn.widgets.Select):
+class QuickSelect(pn.widgets.Select):
     """Panel's ``Select``, quick to change (see the module)."""
 
 
-class InlineMarkdown(InlineOnRedraw, pn.pane.Markdown):
+class InlineMarkdown(pn.pane.Markdown):
     """Panel's ``Markdown`` pane, its stylesheets kept inline when redrawn in a notebook."""
+
+
+# What the patches change of these classes once an entry point installs them.
+give("quick_updates", QuickHTML, "_update_properties", quick_properties)
+give("quick_updates", QuickHTML, "_update", quick_html)
+give("quick_updates", QuickSelect, "_update_properties", quick_properties)
+give("inline_panes", QuickHTML, "_update_object", inline_on_redraw)
+give("inline_panes", InlineMarkdown, "_update_object", inline_on_redraw)

@@ -77,6 +77,7 @@ from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import class_start, client_logs, patches
 from .page_changes import MAX_MESSAGE_BYTES
+from .patches.browser import browser_patches
 
 __all__ = [
     "SERVER_PATCHES",
@@ -365,6 +366,7 @@ SERVER_PATCHES = (
     "watch_messages",
     "collect_at_a_pause",
     "ipv6_location",
+    "quick_updates",
 )
 
 
@@ -385,6 +387,7 @@ def lean_process() -> None:
     patches.announce_plain()
     for name in SERVER_PATCHES:
         patches.apply(name)
+    browser_patches()
     client_logs.install()  # a logging filter, not a patch: on with the patches off too
 
 

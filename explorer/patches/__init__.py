@@ -32,6 +32,9 @@ Adding a patch:
    ``apply(name)`` (and :func:`left_off` when that object lacks a name) where it acts;
    a patch that repeats a framework function's steps lists it in ``copies``;
 2. the module's name in :data:`MODULES`;
+   a patch that changes one of the explorer's own classes defines the method as a
+   function of the class (``make(cls)``), and that class's module declares it with
+   :func:`give` (a patch never imports the explorer's modules);
 3. ``apply(name)`` where it is needed: ``explorer.serving.SERVER_PATCHES`` for every
    served process, ``explorer.patches.browser.BROWSER_PATCHES`` for a ``.mjs`` file
    (a ``script`` and its ``entry`` function);
@@ -65,6 +68,7 @@ __all__ = [
     "apply",
     "browser_module",
     "get",
+    "give",
     "is_on",
     "left_off",
     "patches",
@@ -309,7 +313,27 @@ def apply(name: str) -> bool:
             log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
         return False
     _STATE[name] = True
+    for cls, attribute, make in _GIVEN.get(name, ()):
+        setattr(cls, attribute, make(cls))
     return True
+
+
+#: What each patch gives the explorer's own classes once installed: name -> (class,
+#: attribute, make) in the order declared (:func:`give`).
+_GIVEN: dict[str, list[tuple[type, str, Callable[[type], object]]]] = {}
+
+
+def give(name: str, cls: type, attribute: str, make: Callable[[type], object]) -> None:
+    """Declare that the patch ``name``, once installed, sets ``cls.attribute = make(cls)``.
+
+    ``cls`` is one of the explorer's own classes (a subclass of Panel's): until an entry
+    point installs the patch, and with it off, the class is Panel's as it is. A patch
+    never imports the explorer's modules; they declare here what it changes of theirs.
+    Declared after the patch is on, it is set at once.
+    """
+    _GIVEN.setdefault(name, []).append((cls, attribute, make))
+    if is_on(name):
+        setattr(cls, attribute, make(cls))
 
 
 def left_off(name: str, reason: str) -> bool:
@@ -337,15 +361,16 @@ def applied() -> dict[str, bool | str]:
 def browser_module(names: tuple[str, ...]) -> str:
     """The JavaScript of the browser patches ``names``, in order, for a component's module.
 
-    A patch left off is an empty function of the same name, so the code that calls
-    its entry function runs unchanged.
+    A patch that is not on (not applied yet, by :func:`explorer.patches.browser.browser_patches`,
+    or left off) is an empty function of the same name, so the code that calls its entry
+    function runs unchanged.
     """
     from ..shipped import shipped
 
     parts = []
     for name in names:
         patch = get(name)
-        if apply(name) and patch.script:
+        if is_on(name) and patch.script:
             parts.append(shipped(HERE / patch.script))
         else:
             parts.append(f"function {patch.entry}(Bokeh) {{}} // patch {name}: off\n")

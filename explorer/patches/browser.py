@@ -31,9 +31,9 @@ console line ("candela: patch NAME left off: ...").
 
 from __future__ import annotations
 
-from . import Patch, register
+from . import Patch, apply, register
 
-__all__ = ["BROWSER_PATCHES"]
+__all__ = ["BROWSER_PATCHES", "browser_patches"]
 
 #: The browser patches, in the order the keyboard component's module holds them.
 BROWSER_PATCHES = (
@@ -43,6 +43,14 @@ BROWSER_PATCHES = (
     "keep_href",
     "release_listeners",
 )
+
+
+def browser_patches() -> tuple[str, ...]:
+    """Install the browser patches that may be (one call per entry point: the server, a
+    notebook); the module of the component that carries them (:mod:`explorer.keys`, which
+    declares it with :func:`~explorer.patches.give`) is then made again. Returns those on."""
+    return tuple(name for name in BROWSER_PATCHES if apply(name))
+
 
 #: BokehJS is Bokeh's Python package's own version; Panel's models come with Panel.
 CHECKED = {"bokeh": "3.9", "panel": "1.9"}

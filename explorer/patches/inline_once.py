@@ -1,7 +1,7 @@
 """In a notebook, an explorer's output inlines its stylesheets in one pass, one sheet per file.
 
-Patch ``inline_once`` (speed), for the explorer's own views only (a mixin,
-:class:`InlineOnce`, of the view's outermost box): with ``pn.config.inline`` on
+Patch ``inline_once`` (speed), for the explorer's own views only (a method it gives the
+view's outermost box, ``explorer.app._Root``, when installed): with ``pn.config.inline`` on
 (as the explorer sets it), Panel 1.9 displays an output by replacing, model by
 model, every stylesheet link to its CDN with an ``InlineStyleSheet`` of the file's
 text. It reads the file from disk for each link (128 reads for one explorer), makes
@@ -29,7 +29,7 @@ import functools
 
 from . import Patch, apply, is_on, register
 
-__all__ = ["InlineOnce", "inline_once", "inline_stylesheets"]
+__all__ = ["inline_once", "inline_stylesheets", "render_once"]
 
 
 def inline_once() -> bool:
@@ -85,8 +85,8 @@ def inline_stylesheets(models, doc=None) -> None:
                 model.stylesheets = new
 
 
-class InlineOnce:
-    """Mixin for the explorer's view: displayed in a notebook (Panel's inline mode), its
+def render_once(cls: type):
+    """``cls._render_model``: displayed in a notebook (Panel's inline mode), the view's
     stylesheets are inlined in one pass (see the module)."""
 
     def _render_model(self, doc=None, comm=None):
@@ -94,23 +94,25 @@ class InlineOnce:
         from panel.io.state import state
 
         if doc is None or comm is None or not config.inline or state._is_pyodide:
-            return super()._render_model(doc, comm)
+            return super(cls, self)._render_model(doc, comm)
         if not is_on("inline_once"):
-            return super()._render_model(doc, comm)
+            return super(cls, self)._render_model(doc, comm)
         from bokeh.models import UIElement
 
         # The document collects its models once, when the view has joined it inlined.
         with doc.models.freeze():
-            model = super()._render_model(doc, comm)
+            model = super(cls, self)._render_model(doc, comm)
             inline_stylesheets(model.select({"type": UIElement}))
         return model
+
+    return _render_model
 
 
 register(
     Patch(
         name="inline_once",
-        changes="panel.viewable.Viewable._render_model, overridden for the explorer's views "
-        "only (InlineOnce): Panel's own, then every link to Panel's stylesheets inlined in "
+        changes="panel.viewable.Viewable._render_model, given to the explorer's views "
+        "only (explorer.app._Root): Panel's own, then every link to Panel's stylesheets inlined in "
         "one pass, one sheet model per file, each file read once per process",
         why="Panel 1.9's inline mode reads a stylesheet file and makes a sheet model for "
         "each link of each model, and Bokeh collects the document's models after each",

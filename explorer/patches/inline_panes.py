@@ -6,8 +6,9 @@ whose object changes (every HTML pane of the explorer, at every change of shape 
 ops) sends its stylesheets again as links to cdn.holoviz.org (``loading.css`` and
 the theme's ``default.css`` and ``native.css``): offline they fail, and the browser
 is sent references to stylesheet models it was never given. ``Pane._update_object``
-is overridden for the explorer's own panes (:class:`InlineOnRedraw`, a mixin) to
-patch the redrawn model before Panel sends it, replacing those links with the
+is given to the explorer's own panes (:mod:`explorer.quick`'s ``QuickHTML`` and
+``InlineMarkdown``) when the patch is installed, to patch the redrawn model before
+Panel sends it, replacing those links with the
 inlined sheets, as Panel does for layouts. It acts only with ``pn.config.inline``
 on, in a notebook (a comm), as the explorer sets it, and never on another Panel
 pane of the kernel.
@@ -22,21 +23,20 @@ from __future__ import annotations
 
 from . import Patch, apply, is_on, register
 
-__all__ = ["InlineOnRedraw", "inline_pane_updates"]
+__all__ = ["inline_on_redraw", "inline_pane_updates"]
 
 
 def inline_pane_updates() -> bool:
-    """Turn the patch on (see the module), if it may be; the explorer's panes then use it."""
+    """Install the patch (see the module), if it may be: the explorer's panes then use it."""
     return apply("inline_panes")
 
 
-class InlineOnRedraw:
-    """Mixin for the explorer's Panel panes: redrawn from the kernel, their stylesheets stay
-    inline (once :func:`inline_pane_updates` has turned the patch on). Only these panes: every
-    other Panel pane of the kernel is redrawn as Panel redraws it."""
+def inline_on_redraw(cls: type):
+    """``cls._update_object``: Panel's own, then the redrawn model's stylesheets inline. Only
+    the explorer's panes: every other Panel pane of the kernel is redrawn as Panel redraws it."""
 
     def _update_object(self, ref, doc, root, parent, comm) -> None:
-        super()._update_object(ref, doc, root, parent, comm)
+        super(cls, self)._update_object(ref, doc, root, parent, comm)
         if comm is None or not is_on("inline_panes"):
             return
         from panel.config import config
@@ -56,12 +56,14 @@ class InlineOnRedraw:
         for model in models:
             patch_inline_stylesheets(model)
 
+    return _update_object
+
 
 register(
     Patch(
         name="inline_panes",
-        changes="panel.pane.base.Pane._update_object, overridden for the explorer's panes only "
-        "(InlineOnRedraw): Panel's own, then the redrawn model's stylesheets inlined "
+        changes="panel.pane.base.Pane._update_object, given to the explorer's panes only "
+        "(explorer.quick): Panel's own, then the redrawn model's stylesheets inlined "
         "(with pn.config.inline, in a notebook)",
         why="Panel 1.9 sends a redrawn pane's stylesheets as CDN links even when inline",
         buys="an explorer in a notebook with no network keeps its styles (a fix)",

@@ -1,7 +1,8 @@
 """The explorer's panes and widgets send a change without working out their theme again.
 
-Patch ``quick_updates``, for the explorer's own components only (a mixin,
-:class:`QuickUpdates`, of :mod:`explorer.quick`'s classes): Panel answers every
+Patch ``quick_updates``, for the explorer's own components only (the methods it gives
+:mod:`explorer.quick`'s classes when installed; until then, and off, they are Panel's
+own classes as they are): Panel answers every
 changed parameter of a widget or pane by asking its design (theme) for all of
 the component's styling first, and a pane's new ``object`` by working out every
 property of its model again (stylesheets, sizes, classes), new Bokeh stylesheet
@@ -23,37 +24,41 @@ from __future__ import annotations
 
 from . import Patch, apply, is_on, register
 
-__all__ = ["QuickUpdates", "quick_updates"]
+__all__ = ["quick_html", "quick_properties", "quick_updates"]
 
 
 def quick_updates() -> bool:
-    """Turn the patch on, if it may be (the explorer's components then use it)."""
+    """Install the patch (see the module), if it may be: one call per entry point."""
     return apply("quick_updates")
 
 
-class QuickUpdates:
-    """Mixin for a Panel component: changes reach its model without the theme's styling."""
+def quick_properties(cls: type):
+    """``cls._update_properties``: a changed parameter reaches the model without the theme."""
 
     def _update_properties(self, *events, doc):
         if not is_on("quick_updates") or any(event.name == "stylesheets" for event in events):
-            return super()._update_properties(*events, doc=doc)
+            return super(cls, self)._update_properties(*events, doc=doc)
         return self._process_param_change({event.name: event.new for event in events})
 
+    return _update_properties
 
-class QuickHTMLUpdates(QuickUpdates):
-    """Mixin for Panel's ``HTML`` pane: a new ``object`` updates the model's text alone."""
+
+def quick_html(cls: type):
+    """``cls._update`` (an HTML pane): a new ``object`` updates the model's text alone."""
 
     def _update(self, ref: str, model) -> None:
         if not is_on("quick_updates"):
-            return super()._update(ref, model)
+            return super(cls, self)._update(ref, model)
         model.update(**self._process_param_change({"object": self.object}))
+
+    return _update
 
 
 register(
     Patch(
         name="quick_updates",
         changes="_update_properties of the explorer's components and _update of its HTML "
-        "panes (overridden in a mixin): the change alone, without the theme's styling",
+        "panes (given to explorer.quick's classes): the change alone, without the theme's styling",
         why="Panel works out a component's whole styling for every changed parameter",
         buys="~1 ms for each widget and 2.4 ms for each HTML pane an edit changes, of the "
         "server's ~10 ms an edit",

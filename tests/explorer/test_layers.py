@@ -199,3 +199,23 @@ def test_only_the_patches_change_the_frameworks():
         assert not re.search(r"Object\.(defineProperty|defineProperties|setPrototypeOf)\(", text), (
             path.name
         )
+
+
+def test_no_class_of_the_explorer_inherits_a_patch_and_no_patch_imports_the_explorer():
+    # A patch changes one of the explorer's own classes only through what that class's
+    # module declares (explorer.patches.give); the class is Panel's otherwise.
+    import importlib
+    import inspect
+
+    graph = import_graph()
+    for name in graph:
+        if name.startswith("explorer.patches"):
+            outside = {m for m in graph[name] if not m.startswith("explorer.patches")}
+            assert outside <= {"explorer.shipped"}, f"{name} imports {sorted(outside)}"
+            continue
+        module = importlib.import_module(name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != name:
+                continue
+            patched = [b for b in cls.__mro__ if b.__module__.startswith("explorer.patches")]
+            assert not patched, f"{name}.{cls.__name__} inherits {patched}"

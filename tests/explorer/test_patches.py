@@ -476,3 +476,55 @@ def test_with_forget_outputs_off_panel_keeps_a_rerun_cells_outputs(monkeypatch):
     notebook._on_pre_run_cell(types.SimpleNamespace(cell_id="cell-2"))
     assert ref in state._views and ref in pane._models
     assert doc.roots != []
+
+
+ENTRY_POINT = r"""
+import json, sys
+from explorer import Explorer, patches
+from explorer.patches import _GIVEN
+
+def given():
+    # each declared change: set on its class (the class's own attribute is the patch's),
+    # or the class is Panel's there (no such attribute of its own)
+    out = {}
+    for name, changes in _GIVEN.items():
+        for cls, attribute, make in changes:
+            own = vars(cls).get(attribute)
+            if attribute == "_esm":
+                set_ = own is not None and f"patch {name}: off" not in own
+            else:
+                set_ = own is not None
+            out[f"{name}:{cls.__name__}.{attribute}"] = set_
+    return out
+
+ex = Explorer(shape=(3, 4), ops=".T")
+ex.__panel__().get_root()  # built and drawn, as a page or an output is
+before = {"applied": patches.applied(), "given": given()}
+if sys.argv[1] == "serve":
+    from explorer.serving import lean_process
+    lean_process()
+print(json.dumps({"before": before, "applied": patches.applied(), "given": given()}))
+"""
+
+
+@pytest.mark.parametrize("plain", ["", "1"])
+def test_patches_are_installed_by_an_entry_point_never_by_an_import(plain):
+    # Importing the explorer and building and drawing one installs no patch, and no
+    # class of the explorer has a patch's method: they are Panel's classes as they are.
+    # The server's entry point installs its patches, and each that is on sets every
+    # change declared for it (explorer.patches.give), and only those.
+    found = run(ENTRY_POINT, "serve", plain=plain, timeout=180)
+    before = found["before"]
+    assert before["applied"] == {}
+    assert before["given"] and not any(before["given"].values()), before["given"]
+    from explorer.patches.browser import BROWSER_PATCHES
+    from explorer.serving import SERVER_PATCHES
+
+    assert set(found["applied"]) >= {*SERVER_PATCHES, *BROWSER_PATCHES}
+    on = {name for name, state in found["applied"].items() if state is True}
+    for change, is_set in found["given"].items():
+        name = change.split(":")[0]
+        if name in found["applied"]:  # the server installs what a notebook's output needs not
+            assert is_set == (name in on), (change, found["applied"][name])
+    if plain:
+        assert on == set()

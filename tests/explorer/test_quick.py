@@ -79,6 +79,9 @@ QUICK_AND_PANELS = [
 def test_a_quick_change_reaches_the_page_as_panels_does_without_asking_the_theme(
     theme_asks, quick, panels, start, change
 ):
+    from explorer.patches.quick_updates import quick_updates
+
+    assert quick_updates()  # as the server's and a notebook's entry points install it
     ours, our_model = drawn(quick(**start, stylesheets=[CSS]))
     theirs, their_model = drawn(panels(**start, stylesheets=[CSS]))
     theme_asks.clear()
