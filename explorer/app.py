@@ -997,10 +997,19 @@ def open_page(doc) -> None:
             ex.classroom.offer_class(False)  # a page in a class starts none
             attach(ex, search)
         if ex.url.corrected:
-            # The browser sends its own URL once the page has loaded, over the one
-            # corrected here: send the correction again after that.
-            location = pn.state.location
-            pn.state.onload(lambda: location.param.trigger("search"))
+            # The browser sends its own URL as the page loads, over the one corrected
+            # here, and that may reach the server before the page says it has loaded:
+            # then the correction is made again, not the browser's URL sent back.
+            location, url = pn.state.location, ex.url
+
+            def correct_again() -> None:
+                search = url.query()
+                if location.search != search:
+                    location.search = search
+                else:
+                    location.param.trigger("search")
+
+            pn.state.onload(correct_again)
 
 
 if __name__.startswith("bokeh"):  # `panel serve explorer/app.py`
