@@ -224,12 +224,12 @@ class ClientLines(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, _COUNTED, False):
             return True
-        self.flush()
+        now = self.clock()  # read once: a window must not end between two reads
+        self.flush(now=now)
         described = _describe(record)
         if described is None:
             return True
         kind, line, counted = described
-        now = self.clock()
         with self.lock:
             if kind not in self.kinds and len(self.kinds) >= MAX_KINDS:
                 kind = (record.name, "other")
@@ -240,13 +240,16 @@ class ClientLines(logging.Filter):
                 return False
             self.kinds[kind] = _Kind(record.name, record.levelno, counted, now)
             self.next_due = min(self.next_due, now + self.window)
+        if seen is not None and seen.suppressed:  # its window ended since (another thread)
+            self._write(seen, now)
         record.msg, record.args = line, None
         record.exc_info = record.exc_text = record.stack_info = None
         return True
 
-    def flush(self, force: bool = False) -> None:
-        """Write the count of each window that ended (every window's, if ``force``)."""
-        now = self.clock()
+    def flush(self, force: bool = False, now: float | None = None) -> None:
+        """Write the count of each window that ended by ``now`` (the clock's time if None;
+        every window's, if ``force``)."""
+        now = self.clock() if now is None else now
         if not force and now < self.next_due:
             return
         due: list[_Kind] = []
@@ -260,12 +263,16 @@ class ClientLines(logging.Filter):
                 (k.start + self.window for k in self.kinds.values()), default=float("inf")
             )
         for kind in due:
-            seconds = f"{min(now - kind.start, self.window):.3g}"
-            logging.getLogger(kind.logger).log(
-                kind.level,
-                _count_line(kind.counted, kind.suppressed, seconds),
-                extra={_COUNTED: True},
-            )
+            self._write(kind, now)
+
+    def _write(self, kind: _Kind, now: float) -> None:
+        """The line of ``kind``'s count."""
+        seconds = f"{min(now - kind.start, self.window):.3g}"
+        logging.getLogger(kind.logger).log(
+            kind.level,
+            _count_line(kind.counted, kind.suppressed, seconds),
+            extra={_COUNTED: True},
+        )
 
 
 _FILTER: list[ClientLines] = []
