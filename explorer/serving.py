@@ -290,10 +290,9 @@ class QueryDigits(OutputTransform):
         if not query or (query.isascii() and "%" not in query):
             return
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(value.isdigit() and not value.isdecimal() for _, value in pairs):
-            request.query = urlencode(
-                [(k, v + " " if v.isdigit() and not v.isdecimal() else v) for k, v in pairs]
-            )
+        spaced = [(k, v + " " if v.isdigit() and not v.isdecimal() else v) for k, v in pairs]
+        if spaced != pairs:
+            request.query = urlencode(spaced)
             request.uri = f"{request.path}?{request.query}"
 
 

@@ -57,10 +57,10 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
     updates: dict = {}
     messages: list[str] = []
     if "lesson" in first:
-        updates["lesson"] = first["lesson"].strip()
+        updates["lesson"] = first["lesson"]
         updates["step"] = 1
     if "step" in first:
-        text = first["step"].strip()
+        text = first["step"]
         if text.isascii() and text.isdigit() and len(text) <= 6:
             updates["step"] = int(text)
         else:
@@ -94,7 +94,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
                 "showing strides in elements"
             )
     if "cost" in first:
-        text = first["cost"].strip()
+        text = first["cost"]
         choices = ", ".join(map(str, COST_UNITS))
         if text in {str(u) for u in COST_UNITS}:
             updates["cost_unit"] = int(text)
@@ -104,7 +104,7 @@ def read_query(search: str, start=None) -> tuple[dict, list[str]]:
                 f"counting {DEFAULT_COST_UNIT}-byte cache lines"
             )
     if "warp" in first:
-        text = first["warp"].strip()
+        text = first["warp"]
         warps = [w for w in WARPS if w is not None]
         if text in {str(w) for w in warps}:
             updates["warp"] = int(text)

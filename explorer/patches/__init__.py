@@ -31,10 +31,10 @@ Adding a patch:
    that acts on an object (a server, a session) has no ``install`` and calls
    ``apply(name)`` (and :func:`left_off` when that object lacks a name) where it acts;
    a patch that repeats a framework function's steps lists it in ``copies``;
-2. the module's name in :data:`MODULES`;
    a patch that changes one of the explorer's own classes defines the method as a
    function of the class (``make(cls)``), and that class's module declares it with
    :func:`give` (a patch never imports the explorer's modules);
+2. the module's name in :data:`MODULES`;
 3. ``apply(name)`` where it is needed: ``explorer.serving.SERVER_PATCHES`` for every
    served process, ``explorer.patches.browser.BROWSER_PATCHES`` for a ``.mjs`` file
    (a ``script`` and its ``entry`` function);

@@ -45,11 +45,12 @@ BROWSER_PATCHES = (
 )
 
 
-def browser_patches() -> tuple[str, ...]:
+def browser_patches() -> None:
     """Install the browser patches that may be (one call per entry point: the server, a
     notebook); the module of the component that carries them (:mod:`explorer.keys`, which
-    declares it with :func:`~explorer.patches.give`) is then made again. Returns those on."""
-    return tuple(name for name in BROWSER_PATCHES if apply(name))
+    declares it with :func:`~explorer.patches.give`) is then made again."""
+    for name in BROWSER_PATCHES:
+        apply(name)
 
 
 #: BokehJS is Bokeh's Python package's own version; Panel's models come with Panel.
