@@ -351,6 +351,7 @@ class BoundedWSHandler(WSHandler):
             refused = self._refusal(frames)
             if refused is not None:
                 return await self._refuse(frames, refused)
+            frames = self._parseable(frames)
             for frame in frames:
                 await super().on_message(frame)
         finally:
@@ -395,6 +396,21 @@ class BoundedWSHandler(WSHandler):
             return refusal(session.document, json.loads(frames[2]))
         except Exception as exc:  # a judge that cannot read it refuses it
             return f"unreadable ({type(exc).__name__})"
+
+    def _parseable(self, frames: list) -> list:
+        """The message, its page's report of its URL made one Panel can parse
+        (:func:`explorer.page_changes.parseable_location`)."""
+        if len(frames) != 3 or not all(isinstance(f, str) for f in frames):
+            return frames
+        if '"PATCH-DOC"' not in frames[0] or '"search"' not in frames[2]:
+            return frames
+        from .page_changes import parseable_location
+
+        session = getattr(getattr(self, "connection", None), "session", None)
+        content = json.loads(frames[2])  # a PATCH-DOC's, read by _refusal already: JSON
+        if session is None or not parseable_location(session.document, content):
+            return frames
+        return [frames[0], frames[1], json.dumps(content)]
 
     async def _refuse(self, frames: list, why: str) -> None:
         session = getattr(getattr(self, "connection", None), "session", None)

@@ -42,7 +42,14 @@ import logging
 import math
 from typing import Any
 
-__all__ = ["MAX_EVENT_BYTES", "MAX_MESSAGE_BYTES", "MAX_TEXT", "PAGE_MESSAGES", "refusal"]
+__all__ = [
+    "MAX_EVENT_BYTES",
+    "MAX_MESSAGE_BYTES",
+    "MAX_TEXT",
+    "PAGE_MESSAGES",
+    "parseable_location",
+    "refusal",
+]
 
 log = logging.getLogger("candela-explorer")
 
@@ -205,3 +212,34 @@ def refusal(document: Any, content: Any, buffers: Any = ()) -> str | None:
         if why is not None:
             return f"{type(model).__name__}.{attr[:40]}: {why}"
     return None
+
+
+def parseable_location(document: Any, content: Any) -> bool:
+    """Make the page's report of its URL in a ``PATCH-DOC`` (its JSON ``content``, judged
+    by :func:`refusal`, not yet applied) one Panel can parse; whether anything changed.
+
+    The browser reports its own URL as the page opens, as it is in the address bar:
+    ``?shape=%C2%B2``, whose value Panel 1.9 took for an ``int`` as it applied the
+    change (``ValueError``), although the request's query had been made parseable
+    (:class:`explorer.serving.QueryDigits`). Each new ``search`` of Panel's ``Location``
+    model passes through :func:`explorer.url.parseable_query` here.
+    """
+    from .url import parseable_query
+
+    changed = False
+    for event in content.get("events", ()) if isinstance(content, dict) else ():
+        if not isinstance(event, dict) or event.get("attr") != "search":
+            continue
+        new, target = event.get("new"), event.get("model")
+        if event.get("kind") != "ModelChanged" or not isinstance(target, dict):
+            continue
+        if not isinstance(new, str) or not new.startswith("?"):
+            continue
+        model_id = target.get("id")
+        model = document.get_model_by_id(model_id) if isinstance(model_id, str) else None
+        if type(model).__name__ != "Location":
+            continue
+        query = parseable_query(new[1:])
+        if query != new[1:]:
+            event["new"], changed = "?" + query, True
+    return changed

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import gc
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 from tornado.httputil import HTTPHeaders
 from tornado.web import GZipContentEncoding, OutputTransform
@@ -278,22 +277,22 @@ class QueryDigits(OutputTransform):
     anything or not, and takes each value of which ``str.isdigit()`` is true for an
     ``int``: ``int('²')`` raised, and ``GET /?shape=²`` was an HTTP 500 with a traceback
     (Panel 1.10 matches ``[0-9]`` only). Before the page's handler runs, such a value
-    gets a trailing space, which Panel then keeps as text; the explorer reads its query
-    itself (:mod:`explorer.url`) and says of ``²`` what it says of any other shape that is
-    not a number. Tornado's public transform hook, which sees each request before its
-    handler; on with every patch off. Nothing else in a request changes.
+    gets a trailing space (:func:`explorer.url.parseable_query`), which Panel then keeps
+    as text; the explorer reads its query itself (:mod:`explorer.url`) and says of ``²``
+    what it says of any other shape that is not a number. Tornado's public transform
+    hook, which sees each request before its handler; on with every patch off. Nothing
+    else in a request changes. (The page's own report of its URL, over its WebSocket,
+    is made parseable too: :func:`explorer.page_changes.parseable_location`.)
     """
 
     def __init__(self, request) -> None:
         super().__init__(request)
-        query = request.query
-        if not query or (query.isascii() and "%" not in query):
-            return
-        pairs = parse_qsl(query, keep_blank_values=True)
-        spaced = [(k, v + " " if v.isdigit() and not v.isdecimal() else v) for k, v in pairs]
-        if spaced != pairs:
-            request.query = urlencode(spaced)
-            request.uri = f"{request.path}?{request.query}"
+        from .url import parseable_query
+
+        query = parseable_query(request.query)
+        if query != request.query:
+            request.query = query
+            request.uri = f"{request.path}?{query}"
 
 
 def server_settings() -> dict[str, Any]:

@@ -19,7 +19,7 @@ changes and follows the browser's back and forward buttons without a reload.
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, parse_qsl, quote, urlencode
 
 import param
 
@@ -29,6 +29,28 @@ from .state import DEFAULT_SHAPE, ExplorerState, StateError, evaluate, parse_sha
 
 #: Longest query string read; a longer one is refused with a message.
 MAX_QUERY_CHARS = 8192
+
+
+def parseable_query(query: str) -> str:
+    """``query`` (a URL's query, without its ``?``) with a space after each value of
+    digits that are not decimal (``²``, ``①``); any other query as it is.
+
+    Panel 1.9's ``Location`` parses a page's query whenever it changes, synced to
+    anything or not, and takes each value of which ``str.isdigit()`` is true for an
+    ``int``: ``int('²')`` raises (Panel 1.10 matches ``[0-9]`` only). With the space,
+    Panel keeps the value as text, and :func:`read_query` (which strips every value)
+    says of ``²`` what it says of any other shape that is not a number. The query of a
+    request (:class:`explorer.serving.QueryDigits`) and the page's report of its URL
+    (:func:`explorer.page_changes.parseable_location`) both pass through it.
+
+    >>> parseable_query("shape=%C2%B2&ops=.T"), parseable_query("shape=3,4")
+    ('shape=%C2%B2+&ops=.T', 'shape=3,4')
+    """
+    if not query or (query.isascii() and "%" not in query):
+        return query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    spaced = [(k, v + " " if v.isdigit() and not v.isdecimal() else v) for k, v in pairs]
+    return urlencode(spaced) if spaced != pairs else query
 
 
 def read_flag(text: str) -> bool | None:
