@@ -43,7 +43,6 @@ from explorer.markup import inline_html
 from explorer.notebook import in_turn, one_message, output_drawn, push_drawn, repr_mimebundle
 from explorer.patches import give
 from explorer.patches.inline_once import render_once
-from explorer.quick import QuickHTML
 from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
     CONTROL_CSS,
@@ -56,6 +55,7 @@ from explorer.style import (
     theme_classes,
     title_html,
 )
+from explorer.text_pane import TextPane
 from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
@@ -400,16 +400,16 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
 
     def _build_panes(self) -> None:
         self.editor = Editor(self)
-        self.error_pane = QuickHTML(
+        self.error_pane = TextPane(
             '<div class="candela-error"></div>', stylesheets=[CSS], sizing_mode="stretch_width",
             margin=(0, 10),
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
-        self.fields_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.buffer_heading = QuickHTML("", stylesheets=[CSS])
-        self.logical_heading = QuickHTML("", stylesheets=[CSS])
-        self.legend = QuickHTML(legend_html(), stylesheets=[CSS])
-        self.title = QuickHTML(
+        self.fields_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.buffer_heading = TextPane("", stylesheets=[CSS])
+        self.logical_heading = TextPane("", stylesheets=[CSS])
+        self.legend = TextPane(legend_html(), stylesheets=[CSS])
+        self.title = TextPane(
             title_html(), stylesheets=[CSS], sizing_mode="stretch_width",
             styles={"flex": "1 1 100%"},  # a line of its own in the view's wrapping row
         )  # fmt: skip
@@ -429,8 +429,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )
         self.compare_input.param.watch(self._on_compare_input, "value")
         #: The cost panel's words (each view's units are its own figure), and its choices.
-        self.cost_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.compare_cost_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.cost_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.compare_cost_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.cost_unit_select = pn.widgets.Select.from_param(
             self.param.cost_unit, label="memory unit",
             options={unit_label(u): u for u in (64, 32, 128) if u in COST_UNITS},
@@ -450,9 +450,9 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.cost_controls = pn.Row(
             self.cost_unit_select, self.warp_select, styles={"flex-wrap": "wrap"}
         )
-        self.compare_heading = QuickHTML("", stylesheets=[CSS])
-        self.lane_heading = QuickHTML("", stylesheets=[CSS])
-        self.compare_fields = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.compare_heading = TextPane("", stylesheets=[CSS])
+        self.lane_heading = TextPane("", stylesheets=[CSS])
+        self.compare_fields = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
         ed = self.editor
         # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
         narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}

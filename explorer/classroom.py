@@ -34,9 +34,9 @@ from . import lessons as L
 from .lesson_page import download_button
 from .markup import inline_html, lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
-from .quick import QuickHTML
 from .state import ExplorerState, StateError
 from .style import CSS
+from .text_pane import TextPane
 
 #: The lesson column's help, as HTML (an HTML pane: a Markdown pane would carry Panel's
 #: Markdown stylesheet, 8.5 KB of code colours, into every saved notebook output).
@@ -228,16 +228,16 @@ class Classroom:
             label="Lessons", options=options, value="", css_classes=["candela-lesson-select"],
             sizing_mode="stretch_width",
         )  # fmt: skip
-        self.message_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.header_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.text_pane = QuickHTML(  # lesson_html: lesson files are untrusted
+        self.message_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.header_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.text_pane = TextPane(  # lesson_html: lesson files are untrusted
             "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width",
             stylesheets=[CSS],
         )  # fmt: skip
-        self.unit_note_pane = QuickHTML(
+        self.unit_note_pane = TextPane(
             "", stylesheets=[CSS], sizing_mode="stretch_width", visible=False
         )
-        self.question_pane = QuickHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.question_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.answer_input = pn.widgets.TextInput(
             label="your answer (press Enter to check)", placeholder=L.ANSWER_HINT,
             css_classes=["candela-answer"], sizing_mode="stretch_width", min_width=120,
@@ -246,13 +246,13 @@ class Classroom:
             label="check", color="primary", css_classes=["candela-check"], width=80,
             align="end",
         )  # fmt: skip
-        self.verdict_pane = QuickHTML(
+        self.verdict_pane = TextPane(
             '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
         )
         self.show_me_button = pn.widgets.Button(
             label="show me", css_classes=["candela-show-me"], width=90, visible=False
         )
-        self.reveal_pane = QuickHTML(  # lesson_html: lesson files are untrusted
+        self.reveal_pane = TextPane(  # lesson_html: lesson files are untrusted
             "",
             css_classes=["candela-reveal"],
             sizing_mode="stretch_width",

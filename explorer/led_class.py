@@ -41,8 +41,8 @@ from panel.io.state import set_curdoc
 
 from . import class_store as cs
 from .class_store import CODE_KEY, STUDENT_KEY, TEACHER_KEY, class_links
-from .quick import QuickHTML
 from .style import CSS
+from .text_pane import TextPane
 
 __all__ = ["LedClass", "attach", "class_links"]
 
@@ -70,8 +70,8 @@ def attach(ex, search: str) -> LedClass | None:
     return led
 
 
-def _pane(css: str, text: str = "", **params) -> QuickHTML:
-    return QuickHTML(
+def _pane(css: str, text: str = "", **params) -> TextPane:
+    return TextPane(
         text, css_classes=[css], stylesheets=[CSS, CLASS_CSS], sizing_mode="stretch_width", **params
     )
 

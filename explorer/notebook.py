@@ -108,10 +108,8 @@ def ensure_extension() -> None:
     from .patches.comm_stdout import apply as capture_per_thread
     from .patches.inline_once import inline_once
     from .patches.inline_panes import inline_pane_updates
-    from .patches.quick_updates import quick_updates
 
     capture_per_thread()
-    quick_updates()  # the explorer's panes and widgets send a change alone
     browser_patches()  # in its keyboard component's module
     _watch_cells()
     page = _page()

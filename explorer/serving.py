@@ -364,7 +364,6 @@ SERVER_PATCHES = (
     "watch_messages",
     "collect_at_a_pause",
     "ipv6_location",
-    "quick_updates",
 )
 
 

@@ -96,7 +96,6 @@ MODULES = (
     "forget_outputs",
     "inline_once",
     "load_once",
-    "quick_updates",
     "comm_stdout",
     "browser",
     "refuse_early",

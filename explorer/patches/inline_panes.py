@@ -6,8 +6,8 @@ whose object changes (every HTML pane of the explorer, at every change of shape 
 ops) sends its stylesheets again as links to cdn.holoviz.org (``loading.css`` and
 the theme's ``default.css`` and ``native.css``): offline they fail, and the browser
 is sent references to stylesheet models it was never given. ``Pane._update_object``
-is given to the explorer's own panes (:mod:`explorer.quick`'s ``QuickHTML`` and
-``InlineMarkdown``) when the patch is installed, to patch the redrawn model before
+is given to the explorer's own panes (:class:`explorer.text_pane.TextPane`) when the
+patch is installed, to patch the redrawn model before
 Panel sends it, replacing those links with the
 inlined sheets, as Panel does for layouts. It acts only with ``pn.config.inline``
 on, in a notebook (a comm), as the explorer sets it, and never on another Panel
@@ -63,7 +63,7 @@ register(
     Patch(
         name="inline_panes",
         changes="panel.pane.base.Pane._update_object, given to the explorer's panes only "
-        "(explorer.quick): Panel's own, then the redrawn model's stylesheets inlined "
+        "(explorer.text_pane): Panel's own, then the redrawn model's stylesheets inlined "
         "(with pn.config.inline, in a notebook)",
         why="Panel 1.9 sends a redrawn pane's stylesheets as CDN links even when inline",
         buys="an explorer in a notebook with no network keeps its styles (a fix)",

@@ -297,12 +297,11 @@ def test_in_a_notebook_only_the_explorers_panes_are_redrawn_inline(monkeypatch):
     import panel as pn
 
     from explorer.patches.inline_panes import inline_pane_updates
-    from explorer.quick import InlineMarkdown, QuickHTML
+    from explorer.text_pane import TextPane
 
     monkeypatch.setattr(pn.config, "inline", True)
     assert inline_pane_updates()
-    assert _cdn_links_after_a_redraw(QuickHTML) == []
-    assert _cdn_links_after_a_redraw(InlineMarkdown) == []
+    assert _cdn_links_after_a_redraw(TextPane) == []
     # Not the explorer's: left as Panel made them (links, as Panel 1.9 sends them).
     assert _cdn_links_after_a_redraw(pn.pane.HTML)
     assert _cdn_links_after_a_redraw(pn.pane.Markdown)
