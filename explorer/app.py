@@ -47,10 +47,14 @@ from explorer.state import DEFAULT_SHAPE, ExplorerState, StateError
 from explorer.style import (
     CONTROL_CSS,
     CSS,
+    FIELDS_CLASSES,
+    HEADING_CLASSES,
     LAYOUT_CSS,
+    PANE_SHEETS,
     PRESENTER_CLASS,
     THEME_CLASSES,
     THEME_CSS,
+    for_pane,
     legend_html,
     theme_classes,
     title_html,
@@ -60,6 +64,7 @@ from explorer.two_views import KINDS, CompareView, alias_columns, summary
 from explorer.url import Location, UrlSync
 
 __all__ = ["DEFAULT_SHAPE", "Explorer", "app"]
+
 
 log = logging.getLogger("candela-explorer")
 
@@ -288,6 +293,8 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
                 if isinstance(obj, pn.layout.Panel)
                 else CSS
             )
+            if sheet == CSS and PANE_SHEETS.intersection(obj.stylesheets):
+                continue  # a pane of text with its own part of the sheet (style.for_pane)
             if sheet not in obj.stylesheets:
                 obj.stylesheets = [*obj.stylesheets, sheet]
         self._show_error()
@@ -401,16 +408,22 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
     def _build_panes(self) -> None:
         self.editor = Editor(self)
         self.error_pane = TextPane(
-            '<div class="candela-error"></div>', stylesheets=[CSS], sizing_mode="stretch_width",
+            '<div class="candela-error"></div>', stylesheets=for_pane("candela-error"),
+            sizing_mode="stretch_width",
             margin=(0, 10),
         )  # fmt: skip
         #: The fields under their heading (one pane: hidden together while a question waits).
-        self.fields_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.buffer_heading = TextPane("", stylesheets=[CSS])
-        self.logical_heading = TextPane("", stylesheets=[CSS])
-        self.legend = TextPane(legend_html(), stylesheets=[CSS])
+        self.fields_pane = TextPane(
+            "", stylesheets=for_pane(*FIELDS_CLASSES), sizing_mode="stretch_width"
+        )
+        self.buffer_heading = TextPane("", stylesheets=for_pane(*HEADING_CLASSES))
+        self.logical_heading = TextPane("", stylesheets=for_pane(*HEADING_CLASSES))
+        self.legend = TextPane(
+            legend_html(), stylesheets=for_pane("candela-legend", "candela-swatch")
+        )
         self.title = TextPane(
-            title_html(), stylesheets=[CSS], sizing_mode="stretch_width",
+            title_html(), stylesheets=for_pane("candela-title", "candela-subtitle"),
+            sizing_mode="stretch_width",
             styles={"flex": "1 1 100%"},  # a line of its own in the view's wrapping row
         )  # fmt: skip
         from explorer.export import download_button  # the offline page of the current state
@@ -429,8 +442,12 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         )
         self.compare_input.param.watch(self._on_compare_input, "value")
         #: The cost panel's words (each view's units are its own figure), and its choices.
-        self.cost_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.compare_cost_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.cost_pane = TextPane(
+            "", stylesheets=for_pane(*HEADING_CLASSES), sizing_mode="stretch_width"
+        )
+        self.compare_cost_pane = TextPane(
+            "", stylesheets=for_pane(*HEADING_CLASSES), sizing_mode="stretch_width"
+        )
         self.cost_unit_select = pn.widgets.Select.from_param(
             self.param.cost_unit, label="memory unit",
             options={unit_label(u): u for u in (64, 32, 128) if u in COST_UNITS},
@@ -450,9 +467,11 @@ class Explorer(ExplorerState, pn.viewable.Viewer):
         self.cost_controls = pn.Row(
             self.cost_unit_select, self.warp_select, styles={"flex-wrap": "wrap"}
         )
-        self.compare_heading = TextPane("", stylesheets=[CSS])
-        self.lane_heading = TextPane("", stylesheets=[CSS])
-        self.compare_fields = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.compare_heading = TextPane("", stylesheets=for_pane(*HEADING_CLASSES))
+        self.lane_heading = TextPane("", stylesheets=for_pane(*HEADING_CLASSES))
+        self.compare_fields = TextPane(
+            "", stylesheets=for_pane(*FIELDS_CLASSES), sizing_mode="stretch_width"
+        )
         ed = self.editor
         # On a phone each box is as wide as the screen and a row wraps: no sideways scroll.
         narrow = {"flex-wrap": "wrap", "max-width": "calc(100vw - 16px)"}

@@ -35,8 +35,15 @@ from .lesson_page import download_button
 from .markup import inline_html, lesson_html
 from .pipeline import PipelineError, format_pipeline, parse
 from .state import ExplorerState, StateError
-from .style import CSS
+from .style import for_pane
 from .text_pane import TextPane
+
+#: The classes of the verdict on an answer (its kinds: right, wrong, unread) and its
+#: worked line.
+VERDICT_CLASSES = (
+    "candela-verdict", "candela-verdict-right", "candela-verdict-wrong", "candela-verdict-unread",
+    "candela-worked",
+)  # fmt: skip
 
 #: The lesson column's help, as HTML (an HTML pane: a Markdown pane would carry Panel's
 #: Markdown stylesheet, 8.5 KB of code colours, into every saved notebook output).
@@ -228,16 +235,33 @@ class Classroom:
             label="Lessons", options=options, value="", css_classes=["candela-lesson-select"],
             sizing_mode="stretch_width",
         )  # fmt: skip
-        self.message_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.header_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.message_pane = TextPane(
+            "",
+            stylesheets=for_pane("candela-lesson-message", "candela-lesson-message-box"),
+            sizing_mode="stretch_width",
+        )
+        self.header_pane = TextPane(
+            "",
+            stylesheets=for_pane(
+                "candela-lesson-title", "candela-lesson-step", "candela-lesson-header-box"
+            ),
+            sizing_mode="stretch_width",
+        )
         self.text_pane = TextPane(  # lesson_html: lesson files are untrusted
             "", css_classes=["candela-lesson-text"], sizing_mode="stretch_width",
-            stylesheets=[CSS],
+            stylesheets=for_pane("candela-lesson-text"),
         )  # fmt: skip
         self.unit_note_pane = TextPane(
-            "", stylesheets=[CSS], sizing_mode="stretch_width", visible=False
+            "",
+            stylesheets=for_pane("candela-unit-note", "candela-unit-note-box"),
+            sizing_mode="stretch_width",
+            visible=False,
         )
-        self.question_pane = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.question_pane = TextPane(
+            "",
+            stylesheets=for_pane("candela-question", "candela-going-on", "candela-target"),
+            sizing_mode="stretch_width",
+        )
         self.answer_input = pn.widgets.TextInput(
             label="your answer (press Enter to check)", placeholder=L.ANSWER_HINT,
             css_classes=["candela-answer"], sizing_mode="stretch_width", min_width=120,
@@ -247,7 +271,9 @@ class Classroom:
             align="end",
         )  # fmt: skip
         self.verdict_pane = TextPane(
-            '<div class="candela-verdict"></div>', stylesheets=[CSS], sizing_mode="stretch_width"
+            '<div class="candela-verdict"></div>',
+            stylesheets=for_pane(*VERDICT_CLASSES),
+            sizing_mode="stretch_width",
         )
         self.show_me_button = pn.widgets.Button(
             label="show me", css_classes=["candela-show-me"], width=90, visible=False
@@ -256,7 +282,7 @@ class Classroom:
             "",
             css_classes=["candela-reveal"],
             sizing_mode="stretch_width",
-            stylesheets=[CSS],
+            stylesheets=for_pane("candela-reveal"),
             visible=False,
         )
         self.prev_button = pn.widgets.Button(
@@ -272,7 +298,8 @@ class Classroom:
         )  # fmt: skip
         self.help_pane = pn.pane.HTML(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
-            styles={"font-size": "12px", "color": "var(--candela-muted, #444)"}, stylesheets=[CSS],
+            styles={"font-size": "12px", "color": "var(--candela-muted, #444)"},
+            stylesheets=for_pane("candela-lesson-help", "candela-class-start"),
         )  # fmt: skip
         self.lesson_select.param.watch(self._on_select, "value")
         self.answer_input.param.watch(lambda e: self.check(), "enter_pressed")

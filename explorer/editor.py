@@ -20,7 +20,7 @@ from .fields import UNITS, layout_line
 from .ops import REGISTRY, step_note
 from .pipeline import PipelineError, format_step, parse
 from .state import ExplorerState, StateError, parse_shape, shape_text
-from .style import CONTROL_CSS, CSS
+from .style import CONTROL_CSS, HEADING_CLASSES, for_pane
 from .text_pane import TextPane
 
 #: The op chosen when the page opens.
@@ -80,7 +80,11 @@ class Editor:
             stylesheets=[":host .bk-btn-group { flex-wrap: wrap; } .bk-btn { flex: 0 0 auto; }"],
             sizing_mode="stretch_width",
         )
-        self.op_help = TextPane("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.op_help = TextPane(
+            "",
+            stylesheets=for_pane("candela-op-help", "candela-legend"),
+            sizing_mode="stretch_width",
+        )
         self.arg_row = pn.Row()
         self.add_button = pn.widgets.Button(
             label="add step", color="primary", css_classes=["candela-add-step"],
@@ -90,12 +94,18 @@ class Editor:
             label="show step", options={}, width=260, css_classes=["candela-step-select"]
         )
         self.step_pane = TextPane(
-            "", stylesheets=[CSS], css_classes=["candela-steps"], sizing_mode="stretch_width"
+            "",
+            stylesheets=for_pane("candela-steps"),
+            css_classes=["candela-steps"],
+            sizing_mode="stretch_width",
         )
         #: The op chooser and its argument boxes, and the step list: parts of the controls
         #: column, each on its own (a column around them would be a model more a session).
         self.builder = [
-            TextPane('<div class="candela-heading">add an operation</div>', stylesheets=[CSS]),
+            TextPane(
+                '<div class="candela-heading">add an operation</div>',
+                stylesheets=for_pane(*HEADING_CLASSES),
+            ),
             self.op_choice,
             self.op_help,
             self.arg_row,  # the op's argument boxes and the add button

@@ -23,7 +23,7 @@ from panel.custom import JSComponent
 from .patches import browser_module, give
 from .patches.browser import BROWSER_PATCHES
 from .shipped import shipped
-from .style import CSS
+from .style import for_pane
 
 KEYS_JS = Path(__file__).with_name("keys.mjs")
 #: What a key pressed in a text box is (keys.mjs and the lesson page's script share it).
@@ -61,7 +61,7 @@ class Keys(JSComponent):
         on_history: Callable[[str], None] | None = None,
         **params: Any,
     ) -> None:
-        params.setdefault("stylesheets", [CSS])
+        params.setdefault("stylesheets", for_pane("candela-keys", "candela-keys-help"))
         params.setdefault("css_classes", ["candela-keys-help"])
         super().__init__(**params)
         #: Called with "next" or "previous" (the n and p keys); set it once the lesson exists.

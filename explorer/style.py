@@ -112,7 +112,7 @@ def for_controls(css: str) -> str:
     the whole sheet: on Panel 1.10 a pane's CSS text is sent with each model that has
     it, 8 KB in each of an explorer's 17 widgets.
     """
-    return _pick(css, lambda inside, nested: ".candela-" not in inside)
+    return _pick(css, lambda sel, nested: ".candela-" not in _inside(sel))
 
 
 def for_layouts(css: str) -> str:
@@ -125,13 +125,62 @@ def for_layouts(css: str) -> str:
     no text, no widget's elements, so no other rule can match there.
     """
     single = re.compile(r"(?:\.[\w-]+)+")
-    return _pick(css, lambda inside, nested: not inside or (nested and single.fullmatch(inside)))
+
+    def keep(sel: str, nested: bool) -> bool:
+        inside = _inside(sel)
+        return not inside or bool(nested and single.fullmatch(inside))
+
+    return _pick(css, keep)
+
+
+#: The sheets of panes of text (:data:`TEXT_CSS` and each part :func:`for_pane` made): a
+#: pane with one of them has its own.
+PANE_SHEETS: set[str] = set()
+
+
+def for_pane(*classes: str) -> list[str]:
+    """A text pane's stylesheets, for a pane whose host and text have only the explorer's
+    classes ``classes`` (``"candela-fields"``, ...): :data:`TEXT_CSS`, which every pane of
+    text shares, and the rules of :data:`CSS` that name some of ``classes`` and no other
+    explorer class but presenter mode's (:data:`PRESENTER_CLASS`).
+
+    Each pane took the whole sheet: on Panel 1.10 a pane's CSS text is sent with each
+    model that has it, 8 KB in each of an explorer's 13 panes of text, 0.1 MB of a
+    notebook output. (Where one sheet is sent once for all the models that have it, as
+    in a notebook on Panel 1.9, the part every pane shares is sent once too.) Which
+    classes a pane shows is said where the pane is made; ``test_control_css.py`` holds
+    each to what the pane shows in every state, and ``test_style_browser.py`` to the look
+    the whole sheet gave it.
+    """
+    part = _pane_part(frozenset(name.removeprefix(".") for name in classes))
+    return [TEXT_CSS, part] if part else [TEXT_CSS]
+
+
+@functools.cache
+def _pane_part(classes: frozenset[str]) -> str:
+    def keep(sel: str, nested: bool) -> bool:
+        named = set(explorer_classes(sel)) - {PRESENTER_CLASS}
+        return bool(named) and named <= classes
+
+    part = _pick(CSS, keep)
+    PANE_SHEETS.add(part)
+    return part
+
+
+def explorer_classes(text: str) -> list[str]:
+    """The explorer's classes (``candela-...``) that a selector or HTML ``text`` names."""
+    return re.findall(r"candela-[\w-]+", text)
+
+
+def _inside(selector: str) -> str:
+    # The selector less its :host part: what it names inside the shadow root.
+    return re.sub(r":host(?:\([^)]*\))?", "", selector).strip()
 
 
 def _pick(css: str, keep, nested: bool = False) -> str:
-    # The selectors of ``css`` for which ``keep(selector less its :host part, in an
-    # @-block)`` holds, each rule with those of its selectors, in order; blocks left
-    # empty dropped. (A selector list means each of its selectors alone.)
+    # The selectors of ``css`` for which ``keep(selector, in an @-block)`` holds, each
+    # rule with those of its selectors, in order; blocks left empty dropped. (A selector
+    # list means each of its selectors alone.)
     out = []
     for prelude, body in _blocks(css):
         if prelude.startswith("@"):
@@ -139,11 +188,7 @@ def _pick(css: str, keep, nested: bool = False) -> str:
             if inner:
                 out.append(f"{prelude} {{\n{inner}\n}}")
             continue
-        kept = [
-            sel.strip()
-            for sel in prelude.split(",")
-            if keep(re.sub(r":host(?:\([^)]*\))?", "", sel).strip(), nested)
-        ]
+        kept = [sel.strip() for sel in prelude.split(",") if keep(sel.strip(), nested)]
         if kept:
             out.append(f"{', '.join(kept)} {{{body}}}")
     return "\n".join(out)
@@ -170,6 +215,21 @@ CONTROL_CSS = for_controls(CSS)
 
 #: The rules of :data:`CSS` a layout can use (:func:`for_layouts`): a layout's sheet.
 LAYOUT_CSS = for_layouts(CSS)
+
+#: The rules of :data:`CSS` every pane of text can use (:func:`for_pane`): those that
+#: name no class of the explorer's but presenter mode's.
+TEXT_CSS = _pick(CSS, lambda sel, nested: set(explorer_classes(sel)) <= {PRESENTER_CLASS})
+PANE_SHEETS.add(TEXT_CSS)
+
+#: The classes of a pane of headings (a heading and its note, :func:`for_pane`).
+HEADING_CLASSES = ("candela-heading", "candela-legend")
+#: The classes of a view's fields (:mod:`explorer.fields`) and its code
+#: (:mod:`explorer.code_panel`).
+FIELDS_CLASSES = (
+    "candela-heading", "candela-legend", "candela-fields", "candela-adj-stride-work",
+    "candela-term", "candela-reason", "candela-copy-note", "candela-code", "candela-code-head",
+    "candela-copy",
+)  # fmt: skip
 
 #: The explorer's colours, light and dark (``theme.css``): the stylesheet of its
 #: outermost box, whose custom properties every pane inside inherits.

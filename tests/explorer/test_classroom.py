@@ -23,7 +23,13 @@ from explorer.app import PRESENTER_SCALE, Explorer
 from explorer.markup import lesson_html
 from explorer.pipeline import format_pipeline, parse
 from explorer.state import evaluate, parse_shape
-from explorer.style import CSS, PRESENTER_CLASS, PRESENTER_CSS, RIGHT_COLOR, WRONG_COLOR
+from explorer.style import (
+    PANE_SHEETS,
+    PRESENTER_CLASS,
+    PRESENTER_CSS,
+    RIGHT_COLOR,
+    WRONG_COLOR,
+)
 from explorer.url import query_for, read_query
 from tests.explorer.test_look import contrast
 
@@ -263,10 +269,11 @@ def test_presenter_mode_enlarges_type_and_cells_and_undoes_cleanly():
     font = ex.figures.labels_logical.data["size"][0]
     ex.presenter = True
     assert "candela-presenter" in root.css_classes
-    for pane in (ex.fields_pane, ex.classroom.question_pane):
-        assert (
-            PRESENTER_CSS in CSS and CSS in pane.stylesheets and PRESENTER_CLASS in pane.css_classes
-        )
+    for pane, shows in ((ex.fields_pane, "fields"), (ex.classroom.question_pane, "question")):
+        # presenter mode's rules for what the pane shows are in its sheet (style.for_pane)
+        sheet = "".join(s for s in pane.stylesheets if s in PANE_SHEETS)
+        rule = f":host(.{PRESENTER_CLASS}) .candela-{shows}"
+        assert rule in PRESENTER_CSS and rule in sheet and PRESENTER_CLASS in pane.css_classes
     # cells (and so figures) grow by the scale, to within a pixel a cell
     assert ex.figures.logical_figure.width >= (PRESENTER_SCALE - 0.1) * (size[0] - 8)
     assert ex.figures.labels_logical.data["size"][0] != font

@@ -330,28 +330,31 @@ def test_an_explorers_notebook_output_sends_each_stylesheet_once(monkeypatch):
     from bokeh.models import ImportedStyleSheet, UIElement
 
     from explorer.patches.inline_once import inline_once
-    from explorer.style import CONTROL_CSS, CSS, LAYOUT_CSS
+    from explorer.style import CONTROL_CSS, HEADING_CLASSES, LAYOUT_CSS, PANE_SHEETS, for_pane
 
     assert inline_once()
     html, sheets = _explorer_output(monkeypatch)
     texts = [sheet.css for sheet in sheets]
     assert len(texts) == len(set(texts)) >= 5  # one model per sheet, every sheet there
-    assert CSS in texts and "cdn.holoviz.org" not in html
-    # a rule of the panes' (not in the widgets' sheet, style.CONTROL_CSS), sent once
-    rule = next(line for line in CSS.splitlines() if line.strip() and line not in CONTROL_CSS)
-    assert html.count(json.dumps(rule)[1:-1]) == 1
+    assert len(PANE_SHEETS.intersection(texts)) >= 8 and "cdn.holoviz.org" not in html
+    # the part every pane of text shares and the headings' part (style.for_pane), sent once
+    every_pane, headings = for_pane(*HEADING_CLASSES)
+    assert html.count(json.dumps(every_pane)[1:-1]) == 1
+    assert html.count(json.dumps(headings)[1:-1]) == 1
     assert len(html) < 300_000  # 0.67 MB with a stylesheet per link
-    # Every pane still has the explorer's stylesheet, now as the one shared model.
-    (shared,) = [sheet for sheet in sheets if sheet.css == CSS]
+    # Every pane of text has the first, every pane of headings the second, each one model.
+    (shared,) = [sheet for sheet in sheets if sheet.css == every_pane]
+    (heading,) = [sheet for sheet in sheets if sheet.css == headings]
     (root,) = {sheet.document for sheet in sheets}
     elements = [m for m in root.models if isinstance(m, UIElement)]
     assert sum(shared in m.stylesheets for m in elements) >= 12
+    assert sum(heading in m.stylesheets for m in elements) >= 3
     # and every widget the widgets' sheet, every layout the layouts', one model each
     (controls,) = [sheet for sheet in sheets if sheet.css == CONTROL_CSS]
     assert sum(controls in m.stylesheets for m in elements) >= 10
     (layouts,) = [sheet for sheet in sheets if sheet.css == LAYOUT_CSS]
     assert sum(layouts in m.stylesheets for m in elements) >= 3
-    parts = {CSS, CONTROL_CSS, LAYOUT_CSS}
+    parts = {CONTROL_CSS, LAYOUT_CSS, *PANE_SHEETS}
     assert not [m for m in elements if parts & set(m.stylesheets)]  # no text copy
     assert not [s for m in elements for s in m.stylesheets if isinstance(s, ImportedStyleSheet)]
 
