@@ -14,8 +14,10 @@ Measures (WebSocket clients speaking Bokeh's protocol, as ``bench_load.py``; no 
 - ``open``: the server's CPU to open a 64x64 page (GET, document pulled) taken from the
   pool of pages built ahead, where serializing the document is most of it
   (``lean_serialization``);
-- ``edit``: an edit's round trip, Enter to the new columns in (``no_debounce``), and
-  the server's CPU an edit (``one_write_per_message``, ``quick_updates``);
+- ``edit``: an edit's round trip, Enter to the new columns in, and the server's CPU an
+  edit (``one_write_per_message``);
+- ``choice``: a choice in a list (the step list), the choice sent to its pane's new text
+  in (``no_debounce``: Panel waits 50 ms for more changes of a list, not of the ops box);
 - ``pool``: a GET of the page once the pool is full (``--ready 3``; ``pool_sessions``).
 
 The browser patches (``steady``, ``cells``) are measured by
@@ -43,14 +45,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from explorer.pipeline import parse  # noqa: E402
 from explorer.testing import BokehClient, http_get, process_tree, wait_for_port  # noqa: E402
+
+#: The pipeline whose steps are chosen in turn in the step list (``choice``).
+STEPS = ".transpose()[1:]"
 
 #: Each measured patch: the measure it is judged by, and whether lower is better.
 OWN_MEASURE = {
     "lean_serialization": "open CPU ms",
-    "no_debounce": "edit ms",
+    "no_debounce": "choice ms",
     "one_write_per_message": "edit CPU ms",
-    "quick_updates": "edit CPU ms",
     "pool_sessions": "pool GET ms",
 }
 BROWSER_PATCHES = ("steady", "cells")
@@ -131,6 +136,10 @@ async def sessions(port: int, pid: int, opens: int, edits: int) -> dict:
             times.append(await client.edit("" if i % 2 else ".transpose()"))
         found["edit CPU ms"] = (cpu_s(pid) - before) * 1000 / edits
         found["edit ms"] = statistics.median(times)
+        await client.edit(STEPS)
+        steps = [str(i) for i, _ in enumerate(parse(STEPS), 1)]  # the list's values
+        chosen = [await client.choose("candela-step-select", steps[i % 2]) for i in range(edits)]
+        found["choice ms"] = statistics.median(chosen)
     for c in clients:
         await c.close()
     return found

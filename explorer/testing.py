@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -479,22 +479,48 @@ class BokehClient:
 
     async def edit(self, ops: str) -> float:
         """Set the pipeline box; ms until the answer with new column data is in."""
-        import asyncio
-
         await self.drain(0.1)  # what is left of the last edit's answer
         t0 = time.perf_counter()
         await self.enter("candela-ops-input", ops)
+        await self._changed(
+            lambda kinds, attrs: bool(
+                {"ColumnDataChanged", "ColumnsStreamed"} & kinds or "data" in attrs
+            ),
+            f"new column data for the edit {ops!r}",
+        )
+        return (time.perf_counter() - t0) * 1000
+
+    async def choose(self, css_class: str, value: str, answer: str = "text") -> float:
+        """Choose ``value`` (an option's value, as the page's list holds it: for Panel's
+        ``Select`` of a dict, the value's text) in the list ``css_class``, as a page does; ms
+        until the server's answer sets a model's ``answer`` property (a pane's text)."""
+        await self.drain(0.1)
+        event = {
+            "kind": "ModelChanged",
+            "model": {"id": self.model_id(css_class)},
+            "attr": "value",
+            "new": value,
+        }
+        t0 = time.perf_counter()
+        await self.send("PATCH-DOC", {"events": [event]})
+        await self._changed(lambda kinds, attrs: answer in attrs, f"the choice {value!r}")
+        return (time.perf_counter() - t0) * 1000
+
+    async def _changed(self, done: Callable[[set, set], bool], what: str) -> None:
+        """Read until a ``PATCH-DOC`` whose events' kinds and changed attributes make
+        ``done`` true; a TimeoutError naming ``what`` if none comes within 60 s."""
+        import asyncio
+
         while True:
             try:
                 header, content = await asyncio.wait_for(self.read(), 60)
             except asyncio.TimeoutError:
-                raise TimeoutError(f"no new column data within 60 s of the edit {ops!r}") from None
-            kinds = {e.get("kind") for e in content.get("events", [])}
-            attrs = {e.get("attr") for e in content.get("events", [])}
-            if header["msgtype"] == "PATCH-DOC" and (
-                "ColumnDataChanged" in kinds or "ColumnsStreamed" in kinds or "data" in attrs
-            ):
-                return (time.perf_counter() - t0) * 1000
+                raise TimeoutError(f"no answer within 60 s: {what}") from None
+            events = content.get("events", [])
+            kinds = {e.get("kind") for e in events}
+            attrs = {e.get("attr") for e in events}
+            if header["msgtype"] == "PATCH-DOC" and done(kinds, attrs):
+                return
 
     async def close(self) -> None:
         self.ws.close()
