@@ -380,7 +380,7 @@ def test_a_pages_report_of_its_url_with_digits_that_are_not_decimal_is_read_as_t
     import asyncio
     import contextlib
 
-    from explorer.testing import BokehClient, served_app
+    from explorer.testing import BokehClient, run_in_thread, served_app
 
     async def report(port: int) -> tuple[str, list]:
         client = BokehClient(port)
@@ -399,7 +399,8 @@ def test_a_pages_report_of_its_url_with_digits_that_are_not_decimal_is_read_as_t
         return opened, answers
 
     with served_app(ready=0) as url:
-        opened, answers = asyncio.run(report(int(url.rsplit(":", 1)[1].strip("/"))))
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        opened, answers = run_in_thread(lambda: report(port))
     assert "is not a whole number" in opened  # what the page says of the shape ²
     assert answers and not [kind for kind, _ in answers if kind == "ERROR"], answers
     assert not [text for _, text in answers if "did not work" in text], answers
