@@ -296,7 +296,7 @@ class Classroom:
             self.state.param.presenter, label="presenter mode (large type)",
             css_classes=["candela-presenter-toggle"],
         )  # fmt: skip
-        self.help_pane = pn.pane.HTML(
+        self.help_pane = TextPane(
             HELP, css_classes=["candela-lesson-help"], sizing_mode="stretch_width",
             styles={"font-size": "12px", "color": "var(--candela-muted, #444)"},
             stylesheets=for_pane("candela-lesson-help", "candela-class-start"),

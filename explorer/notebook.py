@@ -135,6 +135,7 @@ def ensure_extension() -> None:
     from IPython.utils.capture import capture_output
 
     from .patches.load_once import loading_once
+    from .serving import UNUSED_BUNDLES
 
     # Panel's extension displays its JavaScript and a model of its own; shown again here
     # with their scripts inside a hidden element (hide_scripts), the same to a page
@@ -148,6 +149,9 @@ def ensure_extension() -> None:
             data["text/html"] = hide_scripts(data["text/html"])
         script = data.get(JS_MIME)
         if isinstance(script, str) and data.get(LOAD_MIME) == script:
+            # Bokeh's WebGL bundle (194 KB) is never run: every figure draws on a canvas
+            # (the server leaves it out as well: serving.UNUSED_BUNDLES).
+            data[JS_MIME] = without_bundles(script, UNUSED_BUNDLES)
             # Panel sends its JavaScript (3 MB) as two types, the same text twice, and
             # a saved notebook stored both. One is enough: JupyterLab, Notebook 7 and
             # nbconvert's HTML all run application/javascript (in a trusted output),
@@ -216,6 +220,32 @@ def _add_still(explorer, bundle) -> None:
     data["image/svg+xml"] = svg
     if isinstance(data.get("text/html"), str):
         data["text/html"] = hide_scripts(data["text/html"], still=tables)
+
+
+def without_bundles(js: str, names: Iterable[str]) -> str:
+    """Panel's inline load script ``js`` without the bundles ``names`` (Bokeh's
+    components, e.g. ``"bokeh-gl"``).
+
+    Panel's notebook load inlines every bundle of Bokeh's ``INLINE`` resources, each the
+    body of one function of its ``inline_js`` list (``function(Bokeh) {`` on Panel 1.9,
+    ``function(Bokeh, define, module, exports) {`` on 1.10), between ``BEGIN`` and
+    ``END`` comments. A bundle is cut with its function only where that shape is found
+    once; otherwise the script is left as it is (a bundle too many costs bytes, never
+    a page).
+    """
+    for name in names:
+        begin, end = (f"/* {word} {name}.min.js */" for word in ("BEGIN", "END"))
+        if js.count(begin) != 1 or js.count(end) != 1:
+            continue
+        found = re.search(
+            r"function\(Bokeh[\w, ]*\)\s*\{\s*" + re.escape(begin) + ".*?" + re.escape(end)
+            + r"\s*\},\s*(?=function\(Bokeh)",
+            js,
+            re.S,
+        )  # fmt: skip
+        if found is not None:
+            js = js[: found.start()] + js[found.end() :]
+    return js
 
 
 def hide_scripts(page: str, still: str = "") -> str:

@@ -1,7 +1,8 @@
 """The explorer's text pane: Panel's own HTML pane, kept inline when redrawn in a notebook.
 
-Every heading, field list, message and lesson text of the explorer is a
-:class:`TextPane`. It is Panel's ``HTML`` pane as it is, until a notebook's entry
+Every heading, field list, message and lesson text an explorer shows, in a page or
+a notebook, is a :class:`TextPane` (the offline page of :mod:`explorer.export`, which
+no kernel redraws, uses Panel's pane as it is). It is Panel's ``HTML`` pane as it is, until a notebook's entry
 point installs the patch ``inline_panes`` (:mod:`explorer.patches.inline_panes`):
 then a pane whose object changes keeps its stylesheets inline when it is redrawn
 from the kernel, as Panel does for a view it first displays. Panel's other panes

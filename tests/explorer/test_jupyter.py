@@ -148,3 +148,47 @@ def test_show_outside_a_notebook_leaves_panel_config_alone():
     """).strip()
         == "(1, 4) False True"
     )
+
+
+def panels_inline_load_script() -> str:
+    """The script Panel's inline notebook load publishes, taken at its publication."""
+    from unittest import mock
+
+    from panel.io import notebook as panel_notebook
+
+    published = []
+    with mock.patch(
+        "IPython.display.publish_display_data", lambda data, *a, **k: published.append(data)
+    ):
+        panel_notebook.load_notebook(inline=True)
+    scripts = [d["application/javascript"] for d in published if "application/javascript" in d]
+    return max(scripts, key=len)
+
+
+def test_the_notebooks_load_script_leaves_out_exactly_the_bundles_it_is_told():
+    from bokeh.resources import INLINE
+
+    from explorer.notebook import without_bundles
+
+    js = panels_inline_load_script()
+    names = [n for n in INLINE.components_for("js") if f"/* BEGIN {n}.min.js */" in js]
+    assert {"bokeh", "bokeh-gl", "bokeh-widgets"} <= set(names), names
+    for name in names:
+        cut = without_bundles(js, [name])
+        # the bundle's whole source is gone and nothing else: every other bundle whole
+        source = " ".join(INLINE.clone(components=[name]).js_raw[0].split())
+        assert source[:2000] in " ".join(js.split()) and source[:2000] not in " ".join(cut.split())
+        assert f"BEGIN {name}.min.js" not in cut and f"END {name}.min.js" not in cut
+        for other in names:
+            if other != name:
+                kept = " ".join(INLINE.clone(components=[other]).js_raw[0].split())
+                assert kept[-2000:] in " ".join(cut.split()), (name, other)
+        # it is still one list of functions: the cut is one function and its comma
+        removed = len(js) - len(cut)
+        within = INLINE.clone(components=[name]).js_raw[0].count("function(Bokeh")
+        assert cut.count("function(Bokeh") == js.count("function(Bokeh") - 1 - within
+        assert len(source) < removed < len(source) + len(source) // 20, (name, removed)
+    # a script of another shape (another Panel's template) is left as it is
+    other = js.replace("/* END bokeh-gl.min.js */", "/* END bokeh-gl.min.js */ }; {")
+    assert without_bundles(other, ["bokeh-gl"]) == other
+    assert without_bundles(js, ["no-such-bundle"]) == js
