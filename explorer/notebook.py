@@ -135,6 +135,7 @@ def ensure_extension() -> None:
     from IPython.utils.capture import capture_output
 
     from .patches.load_once import loading_once
+    from .patches.notebook7_resources import live_in_notebook7
     from .serving import UNUSED_BUNDLES
 
     # Panel's extension displays its JavaScript and a model of its own; shown again here
@@ -149,6 +150,8 @@ def ensure_extension() -> None:
             data["text/html"] = hide_scripts(data["text/html"])
         script = data.get(JS_MIME)
         if isinstance(script, str) and data.get(LOAD_MIME) == script:
+            # In Notebook 7 too, Panel 1.10 loads from the Jupyter server, not its CDN
+            script = live_in_notebook7(script)
             # Bokeh's WebGL bundle (194 KB) is never run: every figure draws on a canvas
             # (the server leaves it out as well: serving.UNUSED_BUNDLES).
             data[JS_MIME] = without_bundles(script, UNUSED_BUNDLES)

@@ -96,6 +96,7 @@ MODULES = (
     "forget_outputs",
     "inline_once",
     "load_once",
+    "notebook7_resources",
     "comm_stdout",
     "browser",
     "refuse_early",

@@ -150,8 +150,8 @@ def test_show_outside_a_notebook_leaves_panel_config_alone():
     )
 
 
-def panels_inline_load_script() -> str:
-    """The script Panel's inline notebook load publishes, taken at its publication."""
+def panels_notebook_load_script(inline: bool = True) -> str:
+    """The script Panel's notebook load publishes, taken at its publication."""
     from unittest import mock
 
     from panel.io import notebook as panel_notebook
@@ -160,7 +160,7 @@ def panels_inline_load_script() -> str:
     with mock.patch(
         "IPython.display.publish_display_data", lambda data, *a, **k: published.append(data)
     ):
-        panel_notebook.load_notebook(inline=True)
+        panel_notebook.load_notebook(inline=inline)
     scripts = [d["application/javascript"] for d in published if "application/javascript" in d]
     return max(scripts, key=len)
 
@@ -170,7 +170,7 @@ def test_the_notebooks_load_script_leaves_out_exactly_the_bundles_it_is_told():
 
     from explorer.notebook import without_bundles
 
-    js = panels_inline_load_script()
+    js = panels_notebook_load_script()
     names = [n for n in INLINE.components_for("js") if f"/* BEGIN {n}.min.js */" in js]
     assert {"bokeh", "bokeh-gl", "bokeh-widgets"} <= set(names), names
     for name in names:
@@ -192,3 +192,24 @@ def test_the_notebooks_load_script_leaves_out_exactly_the_bundles_it_is_told():
     other = js.replace("/* END bokeh-gl.min.js */", "/* END bokeh-gl.min.js */ }; {")
     assert without_bundles(other, ["bokeh-gl"]) == other
     assert without_bundles(js, ["no-such-bundle"]) == js
+
+
+@pytest.mark.patched("notebook7_resources")
+def test_in_notebook7_the_load_takes_panel_from_the_jupyter_server_as_in_jupyterlab(monkeypatch):
+    # Panel 1.10 counts only a page with JupyterLab's shell (or the classic notebook) as
+    # live: Notebook 7's page loads every bundle from the CDN, so offline nothing draws
+    # (test_jupyterlab.py's Notebook 7 test, in a real page, shows it).
+    from explorer import patches
+    from explorer.patches.notebook7_resources import LIVE_TEST, live_in_notebook7
+
+    monkeypatch.delitem(patches._STATE, "notebook7_resources", raising=False)  # restored after
+    monkeypatch.setenv("PANEL_NOTEBOOK_RESOURCES", "jupyter")  # as under a Jupyter server
+    js = panels_notebook_load_script(inline=False)
+    assert "/panel-preview/" in js and js.count(LIVE_TEST) == 1
+    live = live_in_notebook7(js)
+    assert live.replace("'.jp-LabShell, #jupyter-config-data'", "'.jp-LabShell'") == js
+    # a script that tells a live page otherwise, or not at all (Panel 1.9's), as it is
+    other = js.replace(LIVE_TEST, "document.querySelector('.jp-Shell') != null")
+    assert live_in_notebook7(other) == other and not patches.is_on("notebook7_resources")
+    other = js.replace("__panel_live_notebook__", "__panel_notebook__").replace(LIVE_TEST, "1")
+    assert live_in_notebook7(other) == other

@@ -18,11 +18,12 @@ import urllib.request
 
 import pytest
 from playwright.sync_api import expect
-from test_jupyterlab import CANVAS_INK, Jupyter, Offline, explorers, open_notebook
+from test_jupyterlab import CANVAS_INK, LAB_LOAD, Jupyter, Offline, explorers, open_notebook
 
-# Offline, as in test_jupyterlab: the explorer's Panel files are inline only with the
-# fix for redrawn panes (with CANDELA_PLAIN they come from Panel's CDN, cut off here).
-pytestmark = [pytest.mark.browser, pytest.mark.patched("inline_panes")]
+# Offline, as in test_jupyterlab: on Panel 1.9 the explorer's Panel files are inline
+# only with the fix for redrawn panes (with CANDELA_PLAIN they come from Panel's CDN, cut
+# off here); Panel 1.10 serves them from its Jupyter server extension.
+pytestmark = [pytest.mark.browser, pytest.mark.patched(*LAB_LOAD)]
 
 SETTINGS = "/lab/api/settings/@jupyterlab/apputils-extension:kernels-settings"
 

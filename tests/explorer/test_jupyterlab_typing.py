@@ -13,10 +13,10 @@ import time
 
 import pytest
 from playwright.sync_api import expect
-from test_jupyterlab import Jupyter, Offline, explorers, in_view
+from test_jupyterlab import LAB_LOAD, Jupyter, Offline, explorers, in_view
 from test_jupyterlab_cells import run_cell, set_comms_over_subshells, write_notebook
 
-pytestmark = [pytest.mark.browser, pytest.mark.patched("inline_panes")]
+pytestmark = [pytest.mark.browser, pytest.mark.patched(*LAB_LOAD)]  # as test_jupyterlab's
 
 
 @pytest.fixture(scope="module")
