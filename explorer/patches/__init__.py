@@ -17,7 +17,8 @@ A patch is applied with :func:`apply` and is always optional:
 - On a version of Panel, Bokeh (or whichever packages a patch names) other than
   those it was checked against, or when a framework name it replaces is missing,
   the patch leaves the framework alone and logs one line saying why
-  (:func:`apply` returns False).
+  (:func:`apply` returns False): at INFO for another release, where it is meant to be
+  off (so nothing of it shows in a notebook's cell), a warning otherwise.
 - A browser patch (a ``.mjs`` file here) is put into the page only when it is on
   (:func:`browser_module`); off, its entry function is an empty one.
 
@@ -295,6 +296,14 @@ def skip_reason(patch: Patch) -> str | None:
     return None
 
 
+def _off_by_release(patch: Patch) -> bool:
+    """Whether ``patch`` is off because a release installed is not one it was checked against."""
+    return any(
+        (installed := _version(distribution)) is None or not _same_release(installed, checked)
+        for distribution, checked in patch.checked.items()
+    )
+
+
 def apply(name: str) -> bool:
     """Apply the patch ``name`` once; False (and one log line, once) when it is left off."""
     if name in _STATE:
@@ -310,7 +319,11 @@ def apply(name: str) -> bool:
     if reason is not None:
         _STATE[name] = reason
         if not plain():  # plain: said once, when the command starts
-            log.warning("patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
+            # Off on a release it was not checked against is what is meant to happen (Panel
+            # 1.10 runs with almost none): said at INFO, never into a notebook's cell. A
+            # name missing on the release it was checked against is news: a warning.
+            level = logging.INFO if _off_by_release(patch) else logging.WARNING
+            log.log(level, "patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
         return False
     _STATE[name] = True
     for cls, attribute, make in _GIVEN.get(name, ()):
