@@ -84,6 +84,21 @@ function watchConnection(doc) {
   })
 }
 
+// The still picture a notebook output carries before the live explorer (explorer/still.py,
+// put there by explorer/notebook.py) is what a page shows where no script runs, or where
+// Panel's JavaScript cannot be loaded (an exported notebook opened with no network): the
+// live explorer, once drawn, hides the one of its own output.
+function hideStill(el, tries = 0) {
+  for (let node = el; node; node = node.parentNode || (node instanceof ShadowRoot ? node.host : null)) {
+    const still = node.querySelector ? node.querySelector(":scope > .candela-still-html") : null
+    if (still) {
+      still.hidden = true
+      return
+    }
+  }
+  if (!el.isConnected && tries < 50) setTimeout(() => hideStill(el, tries + 1), 100)
+}
+
 export function render({model, view}) {
   // From steady.mjs, cells.mjs, notebook_comm.mjs, keep_href.mjs and
   // release_listeners.mjs (explorer/patches/), which come first in this module; a patch
@@ -99,6 +114,7 @@ export function render({model, view}) {
   // Panel's page side drops the messages that come before; explorer/notebook.py). A
   // served page (no notebook comms) does not say it: its server holds nothing.
   if (globalThis.PyViz?.comm_manager != null) setTimeout(() => model.send_msg({shown: true}), 0)
+  setTimeout(() => hideStill(view.el), 0)
   let root = null
   let active = false // this explorer was the last one clicked, or holds the focus
   const rootOf = () => (root && root.isConnected ? root : (root = explorerOf(view.el)))

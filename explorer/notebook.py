@@ -187,16 +187,11 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     return bundle
 
 
-#: Panel's scripts in an output's HTML, and what hides the still picture where they run.
+#: Panel's scripts and stylesheets in an output's HTML.
 _SCRIPT = re.compile(r"<script\b.*?</script>|<style\b.*?</style>", re.S | re.I)
 #: Classes that hide an element in JupyterLab and nbconvert's lab template (Lumino's) and
 #: in the classic one: where a sanitizer keeps a script's text, it is hidden with them.
 HIDDEN_CLASSES = "lm-Widget lm-mod-hidden hidden"
-_HIDE_STILL = (
-    "<script>(function (s) { var still = s && s.parentElement && "
-    "s.parentElement.parentElement && s.parentElement.parentElement.querySelector("
-    "'.candela-still-html'); if (still) still.hidden = true })(document.currentScript)</script>"
-)
 
 
 def _add_still(explorer, bundle) -> None:
@@ -254,15 +249,16 @@ def without_bundles(js: str, names: Iterable[str]) -> str:
 def hide_scripts(page: str, still: str = "") -> str:
     """Panel's output HTML ``page`` with its scripts and stylesheets moved into an element
     hidden by JupyterLab's and nbconvert's own classes, after ``still`` (a still picture
-    in HTML, which the scripts hide where they run).
+    in HTML, which the live explorer hides once it is drawn: ``keys.mjs``).
 
     A script runs, and a stylesheet applies, wherever it sits in the page; a sanitizer
-    that keeps a script's text as text (nbconvert's) keeps it hidden with them.
+    that keeps a script's text as text (nbconvert's) keeps it hidden with them. Where
+    scripts run but Panel's JavaScript cannot be loaded (a page that links a CDN, opened
+    with no network), the still picture stays.
     """
     hidden = "".join(_SCRIPT.findall(page))
     shown = _SCRIPT.sub("", page)
-    hide = _HIDE_STILL if still else ""
-    return f'<div>{still}{shown}<div class="{HIDDEN_CLASSES}">{hidden}{hide}</div></div>'
+    return f'<div>{still}{shown}<div class="{HIDDEN_CLASSES}">{hidden}</div></div>'
 
 
 def _layout_lines(layout) -> list[str]:

@@ -15,6 +15,7 @@ import json
 import sys
 
 import pytest
+from playwright.sync_api import expect
 
 from candela import Layout
 
@@ -27,6 +28,18 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
+    return export(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def exported_linked(tmp_path_factory):
+    """The same notebook with Panel's JavaScript linked, not in it (``PANEL_INLINE=false``
+    in the kernel; Panel 1.10's own way): opened with no network, it cannot draw."""
+    return export(tmp_path_factory, PANEL_INLINE="false")
+
+
+def export(tmp_path_factory, **environ):
+    """The notebook run on a kernel of this Python and exported: (its result, the file)."""
     root = tmp_path_factory.mktemp("still")
     spec = root / "kernels" / "candela-test"
     spec.mkdir(parents=True)
@@ -42,6 +55,8 @@ def exported(tmp_path_factory):
     ]
     mp = pytest.MonkeyPatch()
     mp.setenv("JUPYTER_PATH", str(root))
+    for name, value in environ.items():
+        mp.setenv(name, value)
     try:
         nbclient.NotebookClient(nb, kernel_name="candela-test", timeout=180).execute()
     finally:
@@ -94,6 +109,39 @@ def test_with_javascript_the_exported_page_draws_the_live_explorer(browser, expo
         page = context.new_page()
         page.goto(path.as_uri())
         page.locator(".candela-explorer .candela-shape").first.wait_for(timeout=60_000)
-        assert not page.locator(".candela-still-html").first.is_visible()
+        expect(page.locator(".candela-still-html").first).to_be_hidden()  # once drawn
+    finally:
+        context.close()
+
+
+def test_where_panels_javascript_cannot_be_loaded_the_page_shows_the_layout(
+    browser, exported_linked
+):
+    # Scripts run, but the files they ask the network for never come (an exported
+    # notebook opened on a train): no explorer can be drawn, and the still picture stays.
+    _, path = exported_linked
+    context = browser.new_context()
+    refused: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            refused.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_timeout(3000)  # what the scripts do meanwhile, they have done
+        assert any("bokeh" in url or "panel" in url for url in refused), refused  # they ran
+        assert page.locator(".candela-explorer").count() == 0
+        still = page.locator(".candela-still-html")
+        expect(still).to_be_visible()
+        layout = Layout((3, 4)).transpose()
+        rows = [line.split() for line in still.inner_text().splitlines()]
+        grid = [int(v) for r in rows if r and all(v.isdigit() for v in r) for v in r]
+        assert grid == [int(p) for p in layout.positions()], rows
     finally:
         context.close()
