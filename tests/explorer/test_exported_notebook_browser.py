@@ -8,10 +8,12 @@ every request off the file refused (a train, or an e-mail attachment).
 from __future__ import annotations
 
 import json
+import mimetypes
 import sys
 
 import pytest
 from playwright.sync_api import expect
+from test_jupyterlab_plain import cdn_file
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -52,13 +54,18 @@ def exported(nb, path, **options) -> str:
     return path.as_uri()
 
 
-def offline(page) -> list[str]:
-    """Refuse every request off the file; the URLs refused."""
+def offline(page, cdn_from_disk: bool = False) -> list[str]:
+    """Refuse every request off the file (but, with ``cdn_from_disk``, those to Bokeh's and
+    Panel's CDNs, answered with the installed packages' files); the URLs refused."""
     refused: list[str] = []
 
     def route(r):
+        path = cdn_file(r.request.url) if cdn_from_disk else None
         if r.request.url.startswith(("file:", "data:", "blob:")):
             r.continue_()
+        elif path is not None and path.is_file():
+            kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            r.fulfill(status=200, body=path.read_bytes(), headers={"Content-Type": kind})
         else:
             refused.append(r.request.url)
             r.abort()
@@ -67,13 +74,13 @@ def offline(page) -> list[str]:
     return refused
 
 
-# With the patch off, Panel's notebook outputs link its stylesheets to its CDN: offline,
-# the exported page draws no explorer at all (as the other notebook tests find).
-@pytest.mark.patched("inline_panes")
 def test_an_exported_notebook_says_that_editing_needs_python_where_the_boxes_are(
     page, executed, tmp_path
 ):
-    offline(page)
+    # Panel 1.9's export holds Panel's JavaScript (the explorer inlines it); Panel 1.10's,
+    # or one made with every patch off, links its CDN: answered here from the installed
+    # files, as the CDN would, so that the page draws on every release.
+    offline(page, cdn_from_disk=True)
     page.goto(exported(executed, tmp_path / "plain.html"))
     explorers = page.locator(".candela-explorer")
     expect(explorers).to_have_count(2, timeout=30_000)
