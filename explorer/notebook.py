@@ -22,6 +22,8 @@ does ``CANDELA_PLAIN=1`` (Panel's inline mode needs a patch for panes redrawn fr
 the kernel). Panel's setting is turned on only while the explorer's own outputs are
 made and changed (:func:`inline_resources`, Panel's ``pn.config.set``): the kernel's
 other Panel outputs keep the kernel's setting, CDN links by default.
+The explorer's own browser modules go with Panel's JavaScript, once a page, and each
+output imports them from there (:mod:`explorer.page_modules`).
 
 One change of an explorer reaches each of its outputs as one message
 (:func:`one_message`), and only once the page has drawn that output. Panel sends a
@@ -81,8 +83,9 @@ def in_notebook() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-#: The front-end pages (Jupyter sessions) this kernel has sent Panel's extension to.
-_pages: set[str] = set()
+#: The front-end pages (Jupyter sessions) this kernel has sent Panel's extension to, each
+#: with the explorer's modules sent with it (:mod:`explorer.page_modules`).
+_pages: dict[str, tuple[str, ...]] = {}
 
 
 def _page() -> str:
@@ -134,6 +137,7 @@ def ensure_extension() -> None:
     from IPython.display import publish_display_data
     from IPython.utils.capture import capture_output
 
+    from .page_modules import modules, page_script
     from .patches.load_once import loading_once
     from .patches.notebook7_resources import live_in_notebook7
     from .serving import UNUSED_BUNDLES
@@ -144,6 +148,7 @@ def ensure_extension() -> None:
     with capture_output(stdout=False, stderr=False) as captured:
         with inline_resources(), loading_once():  # the page runs the bundle once, however sent
             pn.extension()
+    sent: tuple[str, ...] = ()
     for output in captured.outputs:
         data = dict(output.data)
         if isinstance(data.get("text/html"), str):
@@ -155,6 +160,9 @@ def ensure_extension() -> None:
             # Bokeh's WebGL bundle (194 KB) is never run: every figure draws on a canvas
             # (the server leaves it out as well: serving.UNUSED_BUNDLES).
             data[JS_MIME] = without_bundles(script, UNUSED_BUNDLES)
+            if not sent:  # with the first (the bundles), the explorer's modules, once
+                sent = modules()  # a page: its outputs import them from here
+                data[JS_MIME] += page_script(sent)
             # Panel sends its JavaScript (3 MB) as two types, the same text twice, and
             # a saved notebook stored both. One is enough: JupyterLab, Notebook 7 and
             # nbconvert's HTML all run application/javascript (in a trusted output),
@@ -166,7 +174,7 @@ def ensure_extension() -> None:
     # cell: forgotten with the cell's other outputs when it runs again.
     for ref in set(views or ()) - shown:
         _remember_output(ref)
-    _pages.add(page)
+    _pages[page] = sent
     _loader_cells[page] = _running_cell[0]
 
 
@@ -177,6 +185,7 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     ensure_extension()
     with inline_resources():
         bundle = explorer._create_view()._repr_mimebundle_(include, exclude)
+    _share_modules(bundle)
     _add_still(explorer, bundle)
     if isinstance(bundle, tuple) and isinstance(bundle[0], dict):
         bundle[0]["text/plain"] = repr_text(explorer)  # one line, not Panel's repr of its models
@@ -185,6 +194,16 @@ def repr_mimebundle(explorer, include=None, exclude=None):
     except (TypeError, KeyError, IndexError):  # pragma: no cover - not Panel's usual bundle
         pass
     return bundle
+
+
+def _share_modules(bundle) -> None:
+    """The explorer's modules in the output as stubs that import the page's copies, where
+    the page has them (:mod:`explorer.page_modules`)."""
+    from .page_modules import shared
+
+    texts = _pages.get(_page(), ())
+    if texts and isinstance(bundle, tuple) and isinstance(bundle[0].get("text/html"), str):
+        bundle[0]["text/html"] = shared(bundle[0]["text/html"], texts)
 
 
 #: Panel's scripts and stylesheets in an output's HTML.
@@ -484,7 +503,7 @@ def _on_pre_run_cell(info) -> None:
     # explorer displayed carries it again, so a notebook saved now still draws.
     for page, loader in list(_loader_cells.items()):
         if cell is not None and loader == cell:
-            _pages.discard(page)
+            _pages.pop(page, None)
             del _loader_cells[page]
     for ref in _outputs_of_cell.pop(cell, []) if cell is not None else []:
         # Panel keeps them otherwise (explorer.patches.forget_outputs, a pyviz_comms bug).

@@ -49,27 +49,28 @@ def still_svg(layout, lines: list[str], second=None, second_lines=()) -> str:
         drawn.append((name, lay, rows, cols, positions))
     shown = all(positions for *_, positions in drawn)
     buffer = max(max(p) + 1 for *_, p in drawn) if shown else 0
-    text = 'font-family="monospace" font-size="12" fill="#222"'
-    small = 'font-family="monospace" font-size="8" fill="#222"'
     parts = []
     y = 8
 
-    def cell(x0: float, y0: float, fill: str, stroke: str, label: str, mark: str = "") -> None:
+    def cell(x0: int, y0: int, fill: str, stroke: str, label: str, mark: str = "") -> None:
+        # Every text takes the picture's font and colour from its group (a notebook
+        # stores the picture with each output: about half the bytes of spelling them out).
+        middle = x0 + CELL // 2 - 1
         parts.append(
             f'<rect x="{x0}" y="{y0}" width="{CELL - 2}" height="{CELL - 2}" '
             f'fill="{fill}" stroke="{stroke}"/>'
-            f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL / 2 + (1 if mark else 4)}" '
-            f'text-anchor="middle" {text}>{label}</text>'
+            f'<text x="{middle}" y="{y0 + CELL // 2 + (1 if mark else 4)}" '
+            f'text-anchor="middle">{label}</text>'
         )
         if mark:
             parts.append(
-                f'<text x="{x0 + CELL / 2 - 1}" y="{y0 + CELL - 5}" text-anchor="middle" '
-                f"{small}>{mark}</text>"
+                f'<text x="{middle}" y="{y0 + CELL - 5}" text-anchor="middle" '
+                f'font-size="8">{mark}</text>'
             )
 
     if shown:
         for name, lay, rows, cols, positions in drawn:
-            parts.append(f'<text x="8" y="{y + 12}" {text}>{name}logical grid {lay.shape}</text>')
+            parts.append(f'<text x="8" y="{y + 12}">{name}logical grid {lay.shape}</text>')
             y += 20
             for k, p in enumerate(positions):
                 r, c = divmod(k, cols)
@@ -77,9 +78,7 @@ def still_svg(layout, lines: list[str], second=None, second_lines=()) -> str:
             y += rows * CELL + 12
         reads = [set(positions) for *_, positions in drawn]
         key = "" if second is None else " (read by A, B or both)"
-        parts.append(
-            f'<text x="8" y="{y + 12}" {text}>memory buffer, {buffer} positions{key}</text>'
-        )
+        parts.append(f'<text x="8" y="{y + 12}">memory buffer, {buffer} positions{key}</text>')
         y += 20
         for p in range(buffer):
             if second is None:
@@ -92,7 +91,7 @@ def still_svg(layout, lines: list[str], second=None, second_lines=()) -> str:
         y += math.ceil(buffer / 32) * CELL + 12
     every_line = [*lines, *second_lines]
     for line in every_line:
-        parts.append(f'<text x="8" y="{y + 12}" {text}>{html.escape(line)}</text>')
+        parts.append(f'<text x="8" y="{y + 12}">{html.escape(line)}</text>')
         y += 18
     widest = max((cols for *_, cols, _ in drawn), default=0) if shown else 0
     width = 16 + max(widest, min(buffer, 32)) * CELL
@@ -103,7 +102,8 @@ def still_svg(layout, lines: list[str], second=None, second_lines=()) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" class="candela-still" width="{width}" '
         f'height="{y + 8}" viewBox="0 0 {width} {y + 8}" role="img" '
         f'aria-label="Candela Explorer: {html.escape(lines[0] if lines else "")}">'
-        f'<rect width="100%" height="100%" fill="#fff"/>{"".join(parts)}</svg>'
+        f'<rect width="100%" height="100%" fill="#fff"/>'
+        f'<g font-family="monospace" font-size="12" fill="#222">{"".join(parts)}</g></svg>'
     )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from candela import Layout, OpError, Tensor, s
+from explorer import page_modules
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -306,8 +307,13 @@ def test_panels_javascript_is_stored_once_in_a_saved_notebook(tmp_path):
     # and the notebook holds it once.
     cells = run_cells(
         tmp_path,
-        ["import explorer"] + [f"explorer.Explorer(shape=(3, {n}))" for n in range(2, 7)],
+        ["import explorer"]
+        + [f"explorer.Explorer(shape=(3, {n}))" for n in range(2, 7)]
+        + [
+            "import json\nfrom explorer import page_modules\nprint(json.dumps(page_modules.modules()))"
+        ],
     )
+    *cells, asked = cells
     # Nothing of the explorer's own workings is written into a cell (on Panel 1.10 every
     # patch checked against 1.9 said it was off, in red, under the first explorer)
     said = [o.get("text") for c in cells for o in c.outputs if o.output_type == "stream"]
@@ -335,3 +341,16 @@ def test_panels_javascript_is_stored_once_in_a_saved_notebook(tmp_path):
     # had the whole stylesheet as text (style.for_pane); 0.19 MB with its own part.
     own = [len(json.dumps(o["data"])) for c in cells for o in c.outputs if "execution_count" in o]
     assert len(own) == 5 and max(own) < 230_000, own
+    # The explorer's modules (its keys' with the browser patches, a text box's, the
+    # traversal's: 42 KB an output) are in the notebook once, with Panel's loader; each
+    # output imports them by name (explorer.page_modules).
+    (texts,) = stdout(asked)
+    texts = json.loads(texts)
+    outputs = [o["data"]["text/html"] for c in cells for o in c.outputs if "execution_count" in o]
+    for text in texts:
+        as_sent = json.dumps(text)
+        assert sum(js.count(as_sent.replace("</", "<\\/")) for js in scripts) == 1
+        assert not any(as_sent in html for html in outputs)
+        assert all(page_modules.key(text) in html for html in outputs)
+    # #38: at most 3.5 MB for five explorers, Panel's JavaScript inlined or not
+    assert saved < 3_500_000, saved
