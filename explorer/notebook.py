@@ -138,9 +138,9 @@ def ensure_extension() -> None:
     from IPython.utils.capture import capture_output
 
     from .page_modules import modules, page_script
+    from .painting import UNUSED_BUNDLES
     from .patches.load_once import loading_once
     from .patches.notebook7_resources import live_in_notebook7
-    from .serving import UNUSED_BUNDLES
 
     # Panel's extension displays its JavaScript and a model of its own; shown again here
     # with their scripts inside a hidden element (hide_scripts), the same to a page
@@ -158,7 +158,7 @@ def ensure_extension() -> None:
             # In Notebook 7 too, Panel 1.10 loads from the Jupyter server, not its CDN
             script = live_in_notebook7(script)
             # Bokeh's WebGL bundle (194 KB) is never run: every figure draws on a canvas
-            # (the server leaves it out as well: serving.UNUSED_BUNDLES).
+            # (the server leaves it out as well: painting.UNUSED_BUNDLES).
             data[JS_MIME] = without_bundles(script, UNUSED_BUNDLES)
             if not sent:  # with the first (the bundles), the explorer's modules, once
                 sent = modules()  # a page: its outputs import them from here

@@ -23,3 +23,8 @@ from __future__ import annotations
 STEADY_TAG = "candela-steady"
 #: The tag a cells glyph carries to be painted one fill per colour (``patches/cells.mjs``).
 CELLS_TAG = "candela-cells"
+
+#: Bokeh's bundles a page of the explorer never uses: its figures draw on a canvas, not
+#: with WebGL. A served page leaves them out (``serving.lean_resources``), and so does a
+#: notebook's Panel load (``notebook.without_bundles``).
+UNUSED_BUNDLES = ("bokeh-gl",)

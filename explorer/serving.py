@@ -76,11 +76,11 @@ from tornado.web import GZipContentEncoding, OutputTransform
 
 from . import class_start, client_logs, patches
 from .page_changes import MAX_MESSAGE_BYTES
+from .painting import UNUSED_BUNDLES
 from .patches.browser import browser_patches
 
 __all__ = [
     "SERVER_PATCHES",
-    "UNUSED_BUNDLES",
     "WEBSOCKET_COMPRESSION_LEVEL",
     "CompressStaticOnce",
     "allows",
@@ -97,9 +97,6 @@ __all__ = [
 #: zlib level of the WebSocket's permessage-deflate: 1 is nearly as small as 6 at a
 #: quarter of the CPU (the 64x64 document: 599 KB to 95 KB in 4 ms; level 6: 77 KB, 17 ms).
 WEBSOCKET_COMPRESSION_LEVEL = 1
-
-#: Bokeh's bundles the page never uses (its figures draw on a canvas, not with WebGL).
-UNUSED_BUNDLES = ("bokeh-gl",)
 
 
 class CompressStaticOnce(GZipContentEncoding):

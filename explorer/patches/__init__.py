@@ -283,10 +283,9 @@ def skip_reason(patch: Patch) -> str | None:
         return "CANDELA_PLAIN is set"
     if patch.name in _named_off():
         return "CANDELA_PLAIN names it"
-    for distribution, checked in patch.checked.items():
-        installed = _version(distribution)
-        if installed is None or not _same_release(installed, checked):
-            return f"{distribution} {installed} is not the {checked} it was checked against"
+    release = _release_mismatch(patch)
+    if release is not None:
+        return release
     for need in patch.needs:
         if not _resolve(need):
             return f"{need} is missing"
@@ -296,12 +295,13 @@ def skip_reason(patch: Patch) -> str | None:
     return None
 
 
-def _off_by_release(patch: Patch) -> bool:
-    """Whether ``patch`` is off because a release installed is not one it was checked against."""
-    return any(
-        (installed := _version(distribution)) is None or not _same_release(installed, checked)
-        for distribution, checked in patch.checked.items()
-    )
+def _release_mismatch(patch: Patch) -> str | None:
+    """Which installed release is not one ``patch`` was checked against (None: each is)."""
+    for distribution, checked in patch.checked.items():
+        installed = _version(distribution)
+        if installed is None or not _same_release(installed, checked):
+            return f"{distribution} {installed} is not the {checked} it was checked against"
+    return None
 
 
 def apply(name: str) -> bool:
@@ -322,7 +322,7 @@ def apply(name: str) -> bool:
             # Off on a release it was not checked against is what is meant to happen (Panel
             # 1.10 runs with almost none): said at INFO, never into a notebook's cell. A
             # name missing on the release it was checked against is news: a warning.
-            level = logging.INFO if _off_by_release(patch) else logging.WARNING
+            level = logging.WARNING if _release_mismatch(patch) is None else logging.INFO
             log.log(level, "patch %s left off: %s; Panel's and Bokeh's own code runs", name, reason)
         return False
     _STATE[name] = True
