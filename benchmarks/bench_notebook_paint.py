@@ -132,14 +132,18 @@ def notebook(cells: list[str], kernel: str) -> dict:
 
 
 def add_kernel(jupyter: Jupyter, name: str, checkout: Path) -> str:
-    """A kernelspec ``name`` for ``checkout``'s venv (its ``explorer``); returns the name."""
+    """A kernelspec ``name`` for ``checkout``'s ``explorer``: its own venv's Python, or, in
+    a checkout without one (``git worktree add``), this Python with the checkout first
+    on its path; returns the name."""
     spec = Path(jupyter.root) / "jupyter" / "path" / "kernels" / name
     spec.mkdir(parents=True, exist_ok=True)
-    python = str(checkout / ".venv" / "bin" / "python")
-    argv = [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    spec.joinpath("kernel.json").write_text(
-        json.dumps({"argv": argv, "display_name": name, "language": "python"})
-    )
+    python = checkout / ".venv" / "bin" / "python"
+    kernel = {"display_name": name, "language": "python"}
+    if not python.exists():
+        python = Path(sys.executable)
+        kernel["env"] = {"PYTHONPATH": str(checkout)}
+    kernel["argv"] = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(json.dumps(kernel))
     return name
 
 
